@@ -1,0 +1,64 @@
+/**
+ * The one error catalogue. Every code is stable: clients match on `code`, never on a message or a class.
+ * `docs/reference/errors.md` documents each code; a test fails when one is missing there.
+ */
+export const ERROR_CATALOGUE = {
+  invalid_request: { status: 400, title: "The request does not match its schema" },
+  invalid_context_item: { status: 400, title: "A context item does not match its schema or lifecycle rules" },
+  context_limits_exceeded: { status: 400, title: "A value is over one of KXM's limits" },
+  context_authority_violation: {
+    status: 403,
+    title: "Content claims more authority than its origin allows, or carries a control-plane field",
+  },
+  context_isolation_violation: { status: 403, title: "A request reached another project's records" },
+  invalid_auth: { status: 401, title: "The credential is missing, unknown or revoked" },
+  admin_auth_not_configured: { status: 503, title: "The hub has no admin token configured" },
+  invalid_state_proposal: { status: 400, title: "A state proposal is malformed or has no evidence" },
+  state_proposer_mismatch: { status: 403, title: "proposedBy does not name the caller" },
+  state_promotion_invalid: { status: 403, title: "The proposal's author may not promote it" },
+  state_proposal_not_found: { status: 404, title: "No such proposal in this project" },
+  state_proposal_not_promotable: { status: 400, title: "The proposal was already consumed" },
+  state_contradiction: { status: 409, title: "More than one current value exists for a state key" },
+  journal_evidence_required: { status: 400, title: "This journal category needs at least one evidence reference" },
+  not_found: { status: 404, title: "No such resource" },
+  payload_too_large: { status: 413, title: "The request body is over 256 KiB" },
+  rate_limited: { status: 429, title: "Too many requests for this credential" },
+  internal_error: { status: 500, title: "An unexpected failure inside KXM" },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+
+/**
+ * The one error type KXM throws for expected failures. It carries the catalogue code and its HTTP status.
+ * Check for it with {@link isKxmError}, which compares the code, not the class, so duplicated package copies
+ * still agree.
+ */
+export class KxmError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = "KxmError";
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+  }
+
+  /** The wire form: what crosses a process boundary. */
+  toJSON(): { code: ErrorCode; status: number; message: string } {
+    return { code: this.code, status: this.status, message: this.message };
+  }
+}
+
+/** True when `value` is a KXM error (by its code, so it works across package copies). */
+export function isKxmError(value: unknown): value is KxmError {
+  if (typeof value !== "object" || value === null) return false;
+  const { code, status } = value as { code?: unknown; status?: unknown };
+  return (
+    typeof code === "string" &&
+    Object.hasOwn(ERROR_CATALOGUE, code) &&
+    status === ERROR_CATALOGUE[code as ErrorCode].status
+  );
+}

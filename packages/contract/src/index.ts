@@ -1,0 +1,56 @@
+// The public surface of @kxm/contract. Named exports only: adding a name here makes it public on purpose.
+export { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode, isKxmError, KxmError } from "./errors.js";
+export { IdSchema, ProjectIdSchema, RefListSchema, RefSchema, TimestampSchema } from "./fields.js";
+export { type ContextItem, ContextItemSchema, type Provenance, ProvenanceSchema } from "./item.js";
+export { type JournalEntry, JournalEntrySchema } from "./journal.js";
+export { LIMITS } from "./limits.js";
+export {
+  type AssembledPacket,
+  AssembledPacketSchema,
+  type ContextPacket,
+  ContextPacketSchema,
+  type JsonValue,
+  JsonValueSchema,
+  PACKET_SECTIONS,
+  type PacketAudit,
+  PacketAuditSchema,
+  type PacketSection,
+  type RecallItem,
+  RecallItemSchema,
+  type RecallResult,
+  RecallResultSchema,
+} from "./packet.js";
+export { type ContextRequest, ContextRequestSchema, type RecallRequest, RecallRequestSchema } from "./request.js";
+export {
+  DEFAULT_ROLE_POLICY,
+  NAMED_ROLES,
+  type NamedRole,
+  ROLE_POLICIES,
+  type RolePolicy,
+  roleForAgentId,
+  rolePolicy,
+} from "./roles.js";
+export { kxmErrorFromZod, parseOrThrow } from "./validation.js";
+export {
+  AUTHORITIES,
+  type Authority,
+  AuthoritySchema,
+  CONFIDENCES,
+  type Confidence,
+  ConfidenceSchema,
+  CONTROL_PLANE_FIELDS,
+  ITEM_KINDS,
+  ITEM_STATUSES,
+  type ItemKind,
+  ItemKindSchema,
+  type ItemStatus,
+  ItemStatusSchema,
+  JOURNAL_CATEGORIES,
+  type JournalCategory,
+  JournalCategorySchema,
+  ORIGIN_CEILINGS,
+  ORIGINS,
+  type Origin,
+  OriginSchema,
+  SHARED_PROJECT,
+} from "./vocabulary.js";

@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { ContextRequestSchema } from "./request.js";
+import { ContextItemSchema } from "./item.js";
+import { AuthoritySchema, ConfidenceSchema, ItemKindSchema, ItemStatusSchema, OriginSchema } from "./vocabulary.js";
+
+/** JSON-compatible values, for the caller's working state that a packet carries through unchanged. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]),
+);
+
+/** A token-budgeted context packet. Every selected item is in exactly one section. */
+export const ContextPacketSchema = z.object({
+  project: z.string(),
+  role: z.string(),
+  currentState: z.array(ContextItemSchema),
+  knowledge: z.array(ContextItemSchema),
+  evidence: z.array(ContextItemSchema),
+  episodes: z.array(ContextItemSchema),
+  skills: z.array(ContextItemSchema),
+  contradictions: z.array(ContextItemSchema),
+  workingState: z.record(z.string(), JsonValueSchema),
+  /** Selected items counted by `provenance.sourceType`, keys in first-seen order. */
+  provenanceSummary: z.record(OriginSchema, z.int()),
+  budgetTokens: z.int(),
+  estimatedTokens: z.int(),
+  unresolvedGaps: z.array(z.string()),
+});
+export type ContextPacket = z.infer<typeof ContextPacketSchema>;
+
+/** The packet sections, in the order they are filled and rendered. */
+export const PACKET_SECTIONS = [
+  "contradictions",
+  "currentState",
+  "knowledge",
+  "evidence",
+  "episodes",
+  "skills",
+] as const satisfies readonly (keyof ContextPacket)[];
+export type PacketSection = (typeof PACKET_SECTIONS)[number];
+
+/** How the packet was assembled. `relevance` holds numbers only. */
+export const PacketAuditSchema = z.object({
+  request: ContextRequestSchema,
+  selectedIds: z.array(z.string()),
+  candidateCount: z.int(),
+  excludedSuperseded: z.int(),
+  budgetTokens: z.int(),
+  estimatedTokens: z.int(),
+  unresolvedGaps: z.array(z.string()),
+  relevance: z.object({
+    /** Distinct task tokens. */
+    taskTokens: z.int(),
+    /** Eligible items sharing at least one task token. */
+    matchedCandidates: z.int(),
+    /** The rounded BM25 score of each selected item, in `selectedIds` order. */
+    selected: z.array(z.number()),
+  }),
+});
+export type PacketAudit = z.infer<typeof PacketAuditSchema>;
+
+export const AssembledPacketSchema = z.object({ packet: ContextPacketSchema, audit: PacketAuditSchema });
+export type AssembledPacket = z.infer<typeof AssembledPacketSchema>;
+
+/** One recall hit: metadata only, never the summary. */
+export const RecallItemSchema = z.object({
+  id: z.string(),
+  kind: ItemKindSchema,
+  authority: AuthoritySchema,
+  confidence: ConfidenceSchema,
+  status: ItemStatusSchema.optional(),
+  sourceType: OriginSchema,
+  sourceRef: z.string().optional(),
+  derived: z.boolean(),
+  lineageDepth: z.int(),
+  relevance: z.number(),
+});
+export type RecallItem = z.infer<typeof RecallItemSchema>;
+
+export const RecallResultSchema = z.object({
+  items: z.array(RecallItemSchema),
+  unresolvedGaps: z.array(z.string()),
+});
+export type RecallResult = z.infer<typeof RecallResultSchema>;

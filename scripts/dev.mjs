@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// The one entry point behind the README's commands (`npm run demo`, `npm test`, `npm run bench`).
+// It works on a machine with only Node and npm: it runs the pnpm version pinned in package.json (through npx
+// when that version is not on PATH, so nothing is installed globally), installs the workspace, then runs the task.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const { packageManager } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const pnpmVersion = packageManager.replace(/^pnpm@/, "");
+const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", TURBO_NO_UPDATE_NOTIFIER: "1" };
+const shell = process.platform === "win32";
+
+function pnpm() {
+  const probe = spawnSync("pnpm", ["--version"], { encoding: "utf8", shell });
+  if (probe.status === 0 && probe.stdout.trim() === pnpmVersion) return ["pnpm"];
+  return ["npx", "--yes", `pnpm@${pnpmVersion}`];
+}
+
+const pnpmCmd = pnpm();
+
+function run(label, args, options = {}) {
+  const [cmd, ...rest] = [...pnpmCmd, ...args];
+  const result = spawnSync(cmd, rest, { cwd: root, env, stdio: "inherit", shell, ...options });
+  if (result.status !== 0) {
+    console.error(`\n${label} failed (exit ${result.status ?? result.signal}).`);
+    process.exit(result.status || 1);
+  }
+}
+
+function install() {
+  run("install", ["install", "--frozen-lockfile", "--reporter=append-only"]);
+}
+
+function summarizeVitest(file) {
+  const report = JSON.parse(readFileSync(file, "utf8"));
+  const skipped = report.numPendingTests + report.numTodoTests;
+  // A plain closing line that any CI reader understands, whatever the runner prints above it.
+  console.log(`\ntests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`);
+  return report.numTotalTests > 0 && report.numFailedTests === 0 && report.success;
+}
+
+const tasks = {
+  demo() {
+    install();
+    run("build", ["exec", "turbo", "run", "build", "--filter=@kxm/examples...", "--output-logs=errors-only"]);
+    run("demo", ["--filter", "@kxm/examples", "run", "demo"]);
+  },
+  test() {
+    install();
+    run("build and typecheck", ["exec", "turbo", "run", "build", "typecheck", "--output-logs=errors-only"]);
+    run("lint", ["exec", "biome", "ci", "."]);
+    run("layer check", ["run", "layers"]);
+    const reportDir = join(root, "node_modules", ".cache", "kxm");
+    mkdirSync(reportDir, { recursive: true });
+    const reportFile = join(reportDir, "vitest-report.json");
+    const [cmd, ...rest] = [
+      ...pnpmCmd,
+      "exec",
+      "vitest",
+      "run",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${reportFile}`,
+    ];
+    const result = spawnSync(cmd, rest, { cwd: root, env, stdio: "inherit", shell });
+    const ok = summarizeVitest(reportFile);
+    process.exit(result.status === 0 && ok ? 0 : 1);
+  },
+  bench() {
+    install();
+    run("build", ["exec", "turbo", "run", "build", "--output-logs=errors-only"]);
+    run("bench", ["--filter", "@kxm/bench", "run", "bench", "--", ...process.argv.slice(3)]);
+  },
+};
+
+const task = tasks[process.argv[2]];
+if (!task) {
+  console.error(`usage: node scripts/dev.mjs <${Object.keys(tasks).join("|")}>`);
+  process.exit(2);
+}
+task();
