@@ -19,7 +19,10 @@ export const ERROR_CATALOGUE = {
   state_proposal_not_found: { status: 404, title: "No such proposal in this project" },
   state_proposal_not_promotable: { status: 400, title: "The proposal was already consumed" },
   state_contradiction: { status: 409, title: "More than one current value exists for a state key" },
-  journal_evidence_required: { status: 400, title: "This journal category needs at least one evidence reference" },
+  journal_evidence_required: {
+    status: 400,
+    title: "This journal category needs at least one evidence reference",
+  },
   not_found: { status: 404, title: "No such resource" },
   payload_too_large: { status: 413, title: "The request body is over 256 KiB" },
   rate_limited: { status: 429, title: "Too many requests for this credential" },

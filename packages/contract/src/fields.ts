@@ -30,4 +30,7 @@ export const RefSchema = z.string().min(1).max(LIMITS.refChars);
 export const RefListSchema = z
   .array(RefSchema)
   .max(LIMITS.maxRefs)
-  .refine((refs) => new Set(refs).size === refs.length, { message: "must not repeat a reference", ...LIMIT_PARAMS });
+  .refine((refs) => new Set(refs).size === refs.length, {
+    message: "must not repeat a reference",
+    ...LIMIT_PARAMS,
+  });

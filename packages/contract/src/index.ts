@@ -20,7 +20,12 @@ export {
   type RecallResult,
   RecallResultSchema,
 } from "./packet.js";
-export { type ContextRequest, ContextRequestSchema, type RecallRequest, RecallRequestSchema } from "./request.js";
+export {
+  type ContextRequest,
+  ContextRequestSchema,
+  type RecallRequest,
+  RecallRequestSchema,
+} from "./request.js";
 export {
   DEFAULT_ROLE_POLICY,
   NAMED_ROLES,
@@ -36,9 +41,9 @@ export {
   type Authority,
   AuthoritySchema,
   CONFIDENCES,
+  CONTROL_PLANE_FIELDS,
   type Confidence,
   ConfidenceSchema,
-  CONTROL_PLANE_FIELDS,
   ITEM_KINDS,
   ITEM_STATUSES,
   type ItemKind,

@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { IdSchema, ProjectIdSchema, RefListSchema, TimestampSchema } from "./fields.js";
 import { LIMITS } from "./limits.js";
-import { AuthoritySchema, ConfidenceSchema, ItemKindSchema, ItemStatusSchema, OriginSchema } from "./vocabulary.js";
+import {
+  AuthoritySchema,
+  ConfidenceSchema,
+  ItemKindSchema,
+  ItemStatusSchema,
+  OriginSchema,
+} from "./vocabulary.js";
 
 /** Where an item came from. Immutable once the item exists. */
 export const ProvenanceSchema = z.strictObject({

@@ -1,12 +1,25 @@
 import { z } from "zod";
-import { ContextRequestSchema } from "./request.js";
 import { ContextItemSchema } from "./item.js";
-import { AuthoritySchema, ConfidenceSchema, ItemKindSchema, ItemStatusSchema, OriginSchema } from "./vocabulary.js";
+import { ContextRequestSchema } from "./request.js";
+import {
+  AuthoritySchema,
+  ConfidenceSchema,
+  ItemKindSchema,
+  ItemStatusSchema,
+  OriginSchema,
+} from "./vocabulary.js";
 
 /** JSON-compatible values, for the caller's working state that a packet carries through unchanged. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]),
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(JsonValueSchema),
+    z.record(z.string(), JsonValueSchema),
+  ]),
 );
 
 /** A token-budgeted context packet. Every selected item is in exactly one section. */
@@ -21,7 +34,7 @@ export const ContextPacketSchema = z.object({
   contradictions: z.array(ContextItemSchema),
   workingState: z.record(z.string(), JsonValueSchema),
   /** Selected items counted by `provenance.sourceType`, keys in first-seen order. */
-  provenanceSummary: z.record(OriginSchema, z.int()),
+  provenanceSummary: z.partialRecord(OriginSchema, z.int()),
   budgetTokens: z.int(),
   estimatedTokens: z.int(),
   unresolvedGaps: z.array(z.string()),

@@ -7,7 +7,10 @@ const KindListSchema = z
   .array(ItemKindSchema)
   .min(LIMITS.minIncludeKinds)
   .max(LIMITS.maxIncludeKinds)
-  .refine((kinds) => new Set(kinds).size === kinds.length, { message: "must not repeat a kind", ...LIMIT_PARAMS });
+  .refine((kinds) => new Set(kinds).size === kinds.length, {
+    message: "must not repeat a kind",
+    ...LIMIT_PARAMS,
+  });
 
 /** A request for a context packet. */
 export const ContextRequestSchema = z.strictObject({

@@ -1,0 +1,63 @@
+import type { ContextItem } from "@kxm/contract";
+import { tokenize } from "./tokenize.js";
+
+/** BM25 parameters of behaviour.md section 1. */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+
+/** The text an item is indexed by: its summary, plus " " and its state key when it has one. */
+export function indexedText(item: ContextItem): string {
+  return item.stateKey === undefined ? item.summary : `${item.summary} ${item.stateKey}`;
+}
+
+/** Inverse document frequency; always positive. */
+export function idf(documentCount: number, documentFrequency: number): number {
+  return Math.log(1 + (documentCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
+}
+
+/** The mean document length, or 1 when every document is empty. */
+export function averageLength(totalLength: number, documentCount: number): number {
+  return totalLength === 0 ? 1 : totalLength / documentCount;
+}
+
+/**
+ * One term's contribution to a document's score. Every scorer (plain or indexed) calls this one function and
+ * adds the contributions in query-term order, so the floats are identical bit for bit.
+ */
+export function termWeight(termIdf: number, tf: number, length: number, avgLength: number): number {
+  return (termIdf * (tf * (BM25_K1 + 1))) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgLength));
+}
+
+/** Scores are reported rounded half up to three decimals. */
+export function roundScore(score: number): number {
+  return Math.round(score * 1000) / 1000;
+}
+
+/** Term frequencies of a token list. */
+export function termFrequencies(tokens: readonly string[]): Map<string, number> {
+  const tf = new Map<string, number>();
+  for (const token of tokens) tf.set(token, (tf.get(token) ?? 0) + 1);
+  return tf;
+}
+
+/**
+ * BM25 scores of `terms` over a corpus, the plain way: tokenize every document, count document frequencies, sum
+ * each document's term weights in query-term order. The executable definition the index is tested against.
+ */
+export function scoreCorpus(corpus: readonly ContextItem[], terms: readonly string[]): number[] {
+  const documents = corpus.map((item) => {
+    const tokens = tokenize(indexedText(item));
+    return { length: tokens.length, tf: termFrequencies(tokens) };
+  });
+  const totalLength = documents.reduce((sum, doc) => sum + doc.length, 0);
+  const avgLength = averageLength(totalLength, documents.length);
+  const idfs = terms.map((term) => idf(documents.length, documents.filter((doc) => doc.tf.has(term)).length));
+  return documents.map(({ length, tf }) => {
+    let score = 0;
+    terms.forEach((term, i) => {
+      const count = tf.get(term);
+      if (count !== undefined) score += termWeight(idfs[i]!, count, length, avgLength);
+    });
+    return score;
+  });
+}

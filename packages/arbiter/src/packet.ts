@@ -1,0 +1,110 @@
+import {
+  type AssembledPacket,
+  type ContextItem,
+  type ContextPacket,
+  type JsonValue,
+  LIMITS,
+  type Origin,
+} from "@kxm/contract";
+import { roundScore } from "./bm25.js";
+import { estimateTokens } from "./budget.js";
+import type { ResolvedContextRequest } from "./request.js";
+
+/** Options of a packet assembly that do not come from the request. */
+export interface AssembleOptions {
+  /** Ids of the items that are open contradictions: always eligible, ranked first, their own section. */
+  readonly contradictionIds?: Iterable<string>;
+  /** The caller's working state, carried into `packet.workingState` unchanged. */
+  readonly workingState?: Readonly<Record<string, JsonValue>>;
+}
+
+/** A selected item with what its placement needs. */
+export interface Selection {
+  readonly item: ContextItem;
+  readonly score: number;
+  readonly contradiction: boolean;
+}
+
+/** The counts an assembly reports, however the ranking was computed. */
+export interface AssemblyOutcome {
+  readonly selected: readonly Selection[];
+  readonly chars: number;
+  readonly deferred: number;
+  readonly liveCount: number;
+  readonly excludedSuperseded: number;
+  readonly candidateCount: number;
+  readonly matchedCandidates: number;
+  readonly taskTokens: number;
+}
+
+/** The gap strings of behaviour.md section 2, step 6, in their order. */
+export function packetGaps(budgetTokens: number, outcome: AssemblyOutcome): string[] {
+  const gaps: string[] = [];
+  const selectedCount = outcome.selected.length;
+  if (selectedCount > 0 && outcome.deferred > 0) {
+    gaps.push(`budget of ${budgetTokens} tokens reached; ${outcome.deferred} candidates deferred`);
+  }
+  if (selectedCount === 0 && outcome.candidateCount > 0) {
+    gaps.push(`budget of ${budgetTokens} tokens cannot fit any selected context`);
+  }
+  if (selectedCount >= LIMITS.maxPacketItems)
+    gaps.push("context item limit reached; refine the task or kinds");
+  if (outcome.liveCount === 0) gaps.push("no context records exist for this project yet");
+  return gaps;
+}
+
+/** Places each selected item in exactly one section and writes the audit. */
+export function buildAssembly(
+  request: ResolvedContextRequest,
+  outcome: AssemblyOutcome,
+  options: AssembleOptions,
+): AssembledPacket {
+  const sections = {
+    currentState: [] as ContextItem[],
+    knowledge: [] as ContextItem[],
+    evidence: [] as ContextItem[],
+    episodes: [] as ContextItem[],
+    skills: [] as ContextItem[],
+    contradictions: [] as ContextItem[],
+  };
+  const provenanceSummary: Partial<Record<Origin, number>> = {};
+  for (const { item, contradiction } of outcome.selected) {
+    if (contradiction) sections.contradictions.push(item);
+    else if (item.kind === "state") sections.currentState.push(item);
+    else if (item.kind === "knowledge") sections.knowledge.push(item);
+    else if (item.kind === "evidence") sections.evidence.push(item);
+    else if (item.kind === "episode") sections.episodes.push(item);
+    else sections.skills.push(item);
+    const origin = item.provenance.sourceType;
+    provenanceSummary[origin] = (provenanceSummary[origin] ?? 0) + 1;
+  }
+  const estimatedTokens = estimateTokens(outcome.chars);
+  const unresolvedGaps = packetGaps(request.budgetTokens, outcome);
+  const packet: ContextPacket = {
+    project: request.project,
+    role: request.role,
+    ...sections,
+    workingState: { ...(options.workingState ?? {}) },
+    provenanceSummary,
+    budgetTokens: request.budgetTokens,
+    estimatedTokens,
+    unresolvedGaps,
+  };
+  return {
+    packet,
+    audit: {
+      request: request.echo,
+      selectedIds: outcome.selected.map(({ item }) => item.id),
+      candidateCount: outcome.candidateCount,
+      excludedSuperseded: outcome.excludedSuperseded,
+      budgetTokens: request.budgetTokens,
+      estimatedTokens,
+      unresolvedGaps: [...unresolvedGaps],
+      relevance: {
+        taskTokens: outcome.taskTokens,
+        matchedCandidates: outcome.matchedCandidates,
+        selected: outcome.selected.map(({ score }) => roundScore(score)),
+      },
+    },
+  };
+}

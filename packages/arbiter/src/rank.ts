@@ -1,0 +1,68 @@
+import type { Authority, Confidence, ContextItem } from "@kxm/contract";
+
+const CONFIDENCE_RANK: Readonly<Record<Confidence, number>> = { verified: 0, probable: 1, uncertain: 2 };
+const AUTHORITY_RANK: Readonly<Record<Authority, number>> = {
+  policy: 0,
+  instruction: 1,
+  evidence: 2,
+  hypothesis: 3,
+};
+
+/** Smaller is stronger. */
+export function confidenceRank(confidence: Confidence): number {
+  return CONFIDENCE_RANK[confidence];
+}
+
+/** Smaller is stronger. */
+export function authorityRank(authority: Authority): number {
+  return AUTHORITY_RANK[authority];
+}
+
+function parseTime(value: string | undefined): number {
+  return value === undefined ? Number.NEGATIVE_INFINITY : Date.parse(value);
+}
+
+/** An item's time for recency: the later of `observedAt` and `validFrom`; an item with neither is oldest. */
+export function itemTime(item: ContextItem): number {
+  return Math.max(parseTime(item.observedAt), parseTime(item.validFrom));
+}
+
+/** Everything the nine ranking keys read, computed once per item and request. */
+export interface RankKeys {
+  readonly id: string;
+  /** 1. An open contradiction. */
+  readonly contradiction: boolean;
+  /** 2. A `_shared` default rather than the requested project's own record. */
+  readonly shared: boolean;
+  /** 4. Index of the kind in the requested kinds; unlisted kinds come last. */
+  readonly kindIndex: number;
+  /** 5. BM25 score; 3. is derived from it (matched means score > 0). */
+  readonly score: number;
+  /** 6. */
+  readonly confidence: number;
+  /** 7. */
+  readonly authority: number;
+  /** 8. */
+  readonly time: number;
+}
+
+/**
+ * The nine keys of the guide, in order. A total order: ties end at the id, compared by UTF-16 code unit.
+ */
+export function compareRankKeys(a: RankKeys, b: RankKeys): number {
+  if (a.contradiction !== b.contradiction) return a.contradiction ? -1 : 1;
+  if (a.shared !== b.shared) return a.shared ? 1 : -1;
+  const aMatched = a.score > 0;
+  if (aMatched !== b.score > 0) return aMatched ? -1 : 1;
+  if (a.kindIndex !== b.kindIndex) return a.kindIndex - b.kindIndex;
+  if (a.score !== b.score) return a.score > b.score ? -1 : 1;
+  if (a.confidence !== b.confidence) return a.confidence - b.confidence;
+  if (a.authority !== b.authority) return a.authority - b.authority;
+  if (a.time !== b.time) return a.time > b.time ? -1 : 1;
+  return compareIds(a.id, b.id);
+}
+
+/** Code-unit order, never `localeCompare`. */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

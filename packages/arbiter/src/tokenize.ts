@@ -1,0 +1,58 @@
+import { LIMITS } from "@kxm/contract";
+
+/** The fixed English stopword list of behaviour.md section 1 (60 words). */
+// biome-ignore format: one word a line would make the list 60 lines long
+export const STOPWORDS: ReadonlySet<string> = new Set([
+  "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "for",
+  "from", "had", "has", "have", "how", "if", "in", "into", "is", "it", "its", "of", "on", "or", "our", "should",
+  "so", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was",
+  "we", "were", "what", "when", "where", "which", "while", "who", "why", "will", "with", "would", "you", "your",
+]);
+
+const SEPARATORS = /[^\p{L}\p{N}]+/u;
+// NFKC leaves pure ASCII unchanged, so the costly normalization is skipped for it.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range is the whole ASCII block on purpose
+const ASCII = /^[\x00-\x7f]*$/;
+const DIGITS = /^\p{N}+$/u;
+
+/** Folds a plural to its singular by the first rule that applies (behaviour.md section 1, step 5). */
+export function foldPlural(token: string): string {
+  const n = token.length;
+  if (DIGITS.test(token)) return token;
+  if (n > 4 && token.endsWith("ies")) return `${token.slice(0, -3)}y`;
+  if (n > 4 && token.endsWith("sses")) return token.slice(0, -2);
+  if (
+    n > 3 &&
+    token.endsWith("s") &&
+    !token.endsWith("ss") &&
+    !token.endsWith("us") &&
+    !token.endsWith("is")
+  ) {
+    return token.slice(0, -1);
+  }
+  return token;
+}
+
+/**
+ * Splits text into the tokens that BM25 scores: NFKC, plain lowercase, split on every run of characters that is
+ * neither a letter nor a number, drop tokens shorter than 2 or longer than 64 UTF-16 code units, drop stopwords,
+ * fold plurals. Order and duplicates are kept.
+ *
+ * @example tokenize("The flaky Playwright gates timed-out on CI; retries: 2")
+ * // ["flaky", "playwright", "gate", "timed", "out", "ci", "retry"]
+ */
+export function tokenize(text: string): string[] {
+  const normalized = (ASCII.test(text) ? text : text.normalize("NFKC")).toLowerCase();
+  const tokens: string[] = [];
+  for (const raw of normalized.split(SEPARATORS)) {
+    if (raw.length < LIMITS.minTokenChars || raw.length > LIMITS.maxTokenChars || STOPWORDS.has(raw))
+      continue;
+    tokens.push(foldPlural(raw));
+  }
+  return tokens;
+}
+
+/** The distinct tokens of a query, in first-occurrence order (summing in that order keeps floats stable). */
+export function queryTerms(text: string): string[] {
+  return [...new Set(tokenize(text))];
+}

@@ -1,0 +1,168 @@
+import { assemblePacket, isInert, isLive, PoolIndex, recall } from "@kxm/arbiter";
+import { type ContextItem, PACKET_SECTIONS, rolePolicy } from "@kxm/contract";
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { contradictionsArb, itemArb, poolArb, recallRequestArb, requestArb } from "./arbitraries.js";
+import { bytes } from "./helpers.js";
+
+const RUNS = { numRuns: 300 };
+
+const scenario = poolArb().chain((pool) =>
+  fc.record({
+    pool: fc.constant(pool),
+    shuffled: fc.shuffledSubarray(pool, { minLength: pool.length, maxLength: pool.length }),
+    request: requestArb,
+    contradictionIds: contradictionsArb(pool),
+  }),
+);
+
+describe("packet assembly properties", () => {
+  test("a shuffled pool gives a byte-identical packet, plain and indexed", () => {
+    fc.assert(
+      fc.property(scenario, ({ pool, shuffled, request, contradictionIds }) => {
+        const expected = bytes(assemblePacket(pool, request, { contradictionIds }));
+        expect(bytes(assemblePacket(shuffled, request, { contradictionIds }))).toBe(expected);
+        expect(bytes(new PoolIndex(shuffled).assemble(request, { contradictionIds }))).toBe(expected);
+      }),
+      RUNS,
+    );
+  });
+
+  test("two calls give identical bytes", () => {
+    fc.assert(
+      fc.property(scenario, ({ pool, request, contradictionIds }) => {
+        const index = new PoolIndex(pool);
+        expect(bytes(assemblePacket(pool, request, { contradictionIds }))).toBe(
+          bytes(assemblePacket(pool, request, { contradictionIds })),
+        );
+        expect(bytes(index.assemble(request, { contradictionIds }))).toBe(
+          bytes(index.assemble(request, { contradictionIds })),
+        );
+      }),
+      RUNS,
+    );
+  });
+
+  test("the estimate never exceeds the budget; every selected item is eligible; sections partition it", () => {
+    fc.assert(
+      fc.property(scenario, ({ pool, request, contradictionIds }) => {
+        const { packet, audit } = assemblePacket(pool, request, { contradictionIds });
+        expect(packet.estimatedTokens).toBeLessThanOrEqual(packet.budgetTokens);
+        const kinds = request.includeKinds ?? rolePolicy(request.role).kinds;
+        const open = new Set(contradictionIds);
+        const byId = new Map(pool.map((entry) => [entry.id, entry]));
+        for (const id of audit.selectedIds) {
+          const entry = byId.get(id)!;
+          expect(isLive(entry)).toBe(true);
+          expect(open.has(id) || (kinds.includes(entry.kind) && !isInert(entry))).toBe(true);
+        }
+        const sectioned = PACKET_SECTIONS.flatMap((section) =>
+          packet[section].map((entry: ContextItem) => entry.id),
+        );
+        expect([...sectioned].sort()).toEqual([...audit.selectedIds].sort());
+        expect(new Set(sectioned).size).toBe(sectioned.length);
+        expect(packet.contradictions.every((entry) => open.has(entry.id))).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+
+  test("the deferred count equals the eligible items not selected (below the item limit)", () => {
+    fc.assert(
+      fc.property(scenario, ({ pool, request, contradictionIds }) => {
+        const { audit } = assemblePacket(pool, request, { contradictionIds });
+        const deferred = audit.candidateCount - audit.selectedIds.length;
+        const gap = audit.unresolvedGaps.find((g) => g.includes("candidates deferred"));
+        if (deferred > 0 && audit.selectedIds.length > 0) {
+          expect(gap).toBe(`budget of ${audit.budgetTokens} tokens reached; ${deferred} candidates deferred`);
+        } else {
+          expect(gap).toBeUndefined();
+        }
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("recall properties", () => {
+  test("a shuffled pool gives byte-identical results, plain and indexed", () => {
+    const recallScenario = poolArb().chain((pool) =>
+      fc.record({
+        pool: fc.constant(pool),
+        shuffled: fc.shuffledSubarray(pool, { minLength: pool.length, maxLength: pool.length }),
+        request: recallRequestArb,
+      }),
+    );
+    fc.assert(
+      fc.property(recallScenario, ({ pool, shuffled, request }) => {
+        const expected = bytes(recall(pool, request));
+        expect(bytes(recall(shuffled, request))).toBe(expected);
+        expect(bytes(new PoolIndex(shuffled).recall(request))).toBe(expected);
+      }),
+      RUNS,
+    );
+  });
+});
+
+type Edit = { op: "add" | "replace" | "remove"; pick: number; replacement: ContextItem };
+
+describe("the index under edits", () => {
+  test("after any sequence of adds, replaces and removes, it answers exactly as the plain functions", () => {
+    const editArb: fc.Arbitrary<Edit> = fc.record({
+      op: fc.constantFrom("add", "replace", "remove"),
+      pick: fc.nat(),
+      replacement: fc.nat(9999).chain((n) => itemArb(`n${n}`)),
+    });
+    const editScenario = fc.record({
+      pool: poolArb(40),
+      edits: fc.array(editArb, { maxLength: 25 }),
+      requests: fc.array(requestArb, { minLength: 1, maxLength: 3 }),
+      recalls: fc.array(recallRequestArb, { minLength: 1, maxLength: 2 }),
+    });
+    fc.assert(
+      fc.property(editScenario, ({ pool, edits, requests, recalls }) => {
+        const index = new PoolIndex(pool);
+        const current = new Map(pool.map((entry) => [entry.id, entry]));
+        for (const edit of edits) {
+          const ids = [...current.keys()];
+          const target = ids.length === 0 ? undefined : ids[edit.pick % ids.length]!;
+          if (edit.op === "add" && !current.has(edit.replacement.id)) {
+            index.add(edit.replacement);
+            current.set(edit.replacement.id, edit.replacement);
+          } else if (edit.op === "replace" && target !== undefined) {
+            const replacement = { ...edit.replacement, id: target };
+            index.replace(replacement);
+            current.set(target, replacement);
+          } else if (edit.op === "remove" && target !== undefined) {
+            expect(index.remove(target)).toBe(true);
+            current.delete(target);
+          }
+        }
+        const items = [...current.values()];
+        expect(index.size).toBe(items.length);
+        const contradictionIds = items.filter((_, i) => i % 5 === 0).map((entry) => entry.id);
+        for (const request of requests) {
+          expect(bytes(index.assemble(request, { contradictionIds }))).toBe(
+            bytes(assemblePacket(items, request, { contradictionIds })),
+          );
+        }
+        for (const request of recalls)
+          expect(bytes(index.recall(request))).toBe(bytes(recall(items, request)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("add refuses a present id; replace refuses an unknown one; remove reports absence", () => {
+    const [first] = fc.sample(itemArb("a"), 1);
+    const index = new PoolIndex([first!]);
+    expect(() => index.add(first!)).toThrow(expect.objectContaining({ code: "invalid_request" }));
+    expect(() => index.replace({ ...first!, id: "b" })).toThrow(
+      expect.objectContaining({ code: "not_found" }),
+    );
+    expect(index.remove("b")).toBe(false);
+    index.upsert({ ...first!, summary: "changed" });
+    expect(index.get("a")?.summary).toBe("changed");
+    expect(index.items().map((entry) => entry.id)).toEqual(["a"]);
+  });
+});
