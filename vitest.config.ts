@@ -6,7 +6,12 @@ export default defineConfig({
   resolve: { conditions: ["@kxm/source"] },
   ssr: { resolve: { conditions: ["@kxm/source"] } },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "docs/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: [
+      "packages/*/test/**/*.test.ts",
+      "apps/*/test/**/*.test.ts",
+      "docs/**/*.test.ts",
+      "scripts/**/*.test.ts",
+    ],
     pool: "forks",
     testTimeout: 30_000,
   },

@@ -10,7 +10,12 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { packageManager } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const pnpmVersion = packageManager.replace(/^pnpm@/, "");
-const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", TURBO_NO_UPDATE_NOTIFIER: "1" };
+const env = {
+  ...process.env,
+  TURBO_TELEMETRY_DISABLED: "1",
+  DO_NOT_TRACK: "1",
+  TURBO_NO_UPDATE_NOTIFIER: "1",
+};
 const shell = process.platform === "win32";
 
 function pnpm() {
@@ -38,7 +43,9 @@ function summarizeVitest(file) {
   const report = JSON.parse(readFileSync(file, "utf8"));
   const skipped = report.numPendingTests + report.numTodoTests;
   // A plain closing line that any CI reader understands, whatever the runner prints above it.
-  console.log(`\ntests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`);
+  console.log(
+    `\ntests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`,
+  );
   return report.numTotalTests > 0 && report.numFailedTests === 0 && report.success;
 }
 
@@ -51,6 +58,7 @@ const tasks = {
   test() {
     install();
     run("build and typecheck", ["exec", "turbo", "run", "build", "typecheck", "--output-logs=errors-only"]);
+    run("typecheck of root scripts and docs", ["exec", "tsc", "-p", "tsconfig.json"]);
     run("lint", ["exec", "biome", "ci", "."]);
     run("layer check", ["run", "layers"]);
     const reportDir = join(root, "node_modules", ".cache", "kxm");

@@ -97,10 +97,11 @@ describe("recall", () => {
     [{ query: "q".repeat(501) }, "context_limits_exceeded"],
     [{ limit: 0 }, "context_limits_exceeded"],
     [{ limit: 101 }, "context_limits_exceeded"],
-    [{ limit: 2.5 }, "invalid_request"],
+    [{ limit: 2.5 }, "context_limits_exceeded"],
+    [{ limit: "5" }, "invalid_request"],
   ])("%j is refused with %s", (patch, code) => {
-    expect(() => recall([], { project: "demo", query: "", ...patch })).toThrow(
-      expect.objectContaining({ code }),
-    );
+    // Wrong types on purpose: the request comes from outside (a hub body, a tool call).
+    const request = { project: "demo", query: "", ...patch } as RecallRequest;
+    expect(() => recall([], request)).toThrow(expect.objectContaining({ code }));
   });
 });

@@ -23,8 +23,16 @@ export const ProjectIdSchema = z
 /** An ISO 8601 date-time with a zone, such as `2026-09-01T00:00:00Z`. */
 export const TimestampSchema = z.iso.datetime({ offset: true });
 
-/** One reference (evidence, supersedes, derivedFrom): non-empty, at most 512 characters. */
-export const RefSchema = z.string().min(1).max(LIMITS.refChars);
+/**
+ * One reference (evidence, supersedes, derivedFrom): non-empty, at most 512 characters. "None empty" is one of the
+ * reference limits, so the empty case is a marked refinement (first, so its issue is the one reported); `min(1)`
+ * stays for the JSON Schema.
+ */
+export const RefSchema = z
+  .string()
+  .refine((ref) => ref.length > 0, { message: "must not be empty", ...LIMIT_PARAMS })
+  .min(1)
+  .max(LIMITS.refChars);
 
 /** A list of at most 64 distinct, non-empty references. */
 export const RefListSchema = z

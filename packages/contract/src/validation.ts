@@ -1,9 +1,15 @@
 import type { z } from "zod";
 import { type ErrorCode, KxmError } from "./errors.js";
 
+/**
+ * Over or under a bound, a fractional number where the limit is an integer count (`z.int()`: budget, recall
+ * limit), or a refinement marked with `LIMIT_PARAMS`. An empty string where one is required is a shape error,
+ * except a reference, whose "none empty" rule is a marked refinement.
+ */
 function isLimitIssue(issue: z.core.$ZodIssue): boolean {
   if (issue.code === "too_big") return true;
   if (issue.code === "too_small") return !(issue.origin === "string" && Number(issue.minimum) <= 1);
+  if (issue.code === "invalid_type") return issue.expected === "int";
   return issue.code === "custom" && issue.params?.kxmLimit === true;
 }
 

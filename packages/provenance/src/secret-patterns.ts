@@ -1,0 +1,169 @@
+/**
+ * KXM's own secret patterns, on top of the secretlint preset (see `secretlint-ranges.ts`). Each pattern matches
+ * the whole secret: for an assignment or a key/value pair that is the name too, so no half of a credential and
+ * no hint of its length is left behind. Every pattern is global and anchored on a boundary so that a longer word
+ * containing a prefix (`task-…`, `desk-…`) never matches.
+ */
+export interface SecretPattern {
+  readonly kind: string;
+  readonly pattern: RegExp;
+}
+
+// Credential characters of an HTTP bearer token (RFC 6750 b64token).
+const B64TOKEN = "[A-Za-z0-9._~+/-]";
+
+// A value after `=`: quoted (may hold spaces), a GitHub Actions expression, or a run without white space.
+const ASSIGNED_VALUE = String.raw`(?:"[^"\n]*"|'[^'\n]*'|\$\{\{[^}\n]*\}\}|[^\s"'\x60]+)`;
+
+// Names of environment variables whose value is a credential. `KXM_…KEY` is the only bare `KEY` suffix: a
+// generic `*_KEY` (SORT_KEY, PRIMARY_KEY) is mostly innocent.
+const SECRET_ENV_NAME = [
+  "KXM_[A-Z0-9_]*(?:TOKEN|SECRET|KEY)",
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "(?:[A-Z][A-Z0-9_]*_)?(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|SECRET_KEY|PRIVATE_KEY|AUTH_KEY|CLIENT_SECRET|CREDENTIALS)",
+].join("|");
+
+/**
+ * The patterns, in no particular order: every match is collected, then overlapping matches are merged. A
+ * distinctive prefix needs no right boundary: a token glued to the next word is still redacted.
+ */
+export const SECRET_PATTERNS: readonly SecretPattern[] = [
+  // --- behaviour.md section 4 ---
+  // OpenAI, Anthropic and other `sk-` keys. A digit is required so kebab-case words (`sk-learn`) stay.
+  { kind: "sk-key", pattern: /(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/g },
+  { kind: "github-token", pattern: /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,255}/g },
+  { kind: "github-fine-grained-token", pattern: /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,255}/g },
+  { kind: "slack-token", pattern: /(?<![A-Za-z0-9])xox[a-z]-(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{10,}/g },
+  { kind: "slack-app-token", pattern: /(?<![A-Za-z0-9])xapp-\d-[A-Za-z0-9-]{10,}/g },
+  {
+    kind: "slack-webhook",
+    pattern: /https?:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]{8,}/gi,
+  },
+  // `Bearer` then a credential: at least 8 characters with a digit, `_~+/` or an inner dot, so prose such as
+  // "Bearer of bad news" or "Bearer authentication." is left alone.
+  {
+    kind: "bearer-credential",
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9])bearer[ \t]+(?=${B64TOKEN}*(?:[0-9_~+/]|\.[A-Za-z0-9]))${B64TOKEN}{8,}=*`,
+      "gi",
+    ),
+  },
+  { kind: "google-oauth-access-token", pattern: /(?<![A-Za-z0-9])ya29\.[A-Za-z0-9_-]{20,}/g },
+  { kind: "google-refresh-token", pattern: /(?<![A-Za-z0-9/:])1\/\/[A-Za-z0-9_-]{20,}/g },
+  {
+    kind: "oauth-json-token-pair",
+    pattern: /(["'])(?:access_token|refresh_token|id_token)\1\s*:\s*(["'])(?:(?!\2)[^\\\n]|\\.)+\2/g,
+  },
+  {
+    kind: "secret-env-assignment",
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9_])(?:${SECRET_ENV_NAME})[ \t]*=[ \t]*${ASSIGNED_VALUE}`,
+      "g",
+    ),
+  },
+  // At least 64 hex digits between non-alphanumerics (`_` counts as a boundary). Skill digests and memory
+  // revisions are exempted in `redact.ts`.
+  { kind: "hex-64", pattern: /(?<![A-Za-z0-9])(?:0x)?[0-9A-Fa-f]{64,}(?![A-Za-z0-9])/g },
+
+  // --- what a real scanner knows ---
+  // A PEM private key: the whole block, or from BEGIN to the end of the key material when the END line is cut.
+  {
+    kind: "private-key-block",
+    pattern:
+      /-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)/g,
+  },
+  {
+    kind: "aws-access-key-id",
+    pattern:
+      /(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
+  },
+  // A superset of secretlint's AWS secret pattern (no left boundary, white space may span lines): its reported
+  // range is the length of the key measured from the start of the name, so only this match covers the key.
+  {
+    kind: "aws-secret-access-key",
+    pattern:
+      /["']?(?:aws_?)?(?:secret_?access_?key|session_?token|secret_?key)["']?\s*(?::|=>|=)\s*["']?[A-Za-z0-9/+=]{40,}["']?/gi,
+  },
+  {
+    kind: "aws-session-token",
+    pattern: /(?<![A-Za-z0-9/+])(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9/+=]{40,}/g,
+  },
+  {
+    kind: "jwt",
+    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}(?:\.[A-Za-z0-9_-]*){1,3}/g,
+  },
+  { kind: "stripe-key", pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g },
+  { kind: "stripe-webhook-secret", pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/]{24,}/g },
+  { kind: "npm-token", pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36,}/g },
+  // An `.npmrc` auth token, unless it is a `${VAR}` reference.
+  { kind: "npmrc-auth-token", pattern: /_auth(?:Token)?[ \t]*=[ \t]*(?!\$)[^\s"']+/g },
+  {
+    kind: "azure-storage-account-key",
+    pattern: /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey)=[A-Za-z0-9+/]{20,}={0,2}/g,
+  },
+  {
+    kind: "azure-ad-client-secret",
+    pattern: /(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g,
+  },
+  {
+    kind: "gitlab-token",
+    pattern: /(?<![A-Za-z0-9_-])(?:glpat|gldt|glrt|glptt|glft|glsoat|glcbt)-[A-Za-z0-9_-]{20,}/g,
+  },
+  { kind: "google-api-key", pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/g },
+  { kind: "google-oauth-client-secret", pattern: /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{24,}/g },
+  { kind: "hugging-face-token", pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}/g },
+  { kind: "pypi-token", pattern: /(?<![A-Za-z0-9_-])pypi-AgEI[A-Za-z0-9_-]{50,}/g },
+  { kind: "sendgrid-key", pattern: /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}/g },
+  { kind: "twilio-api-key", pattern: /(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g },
+  { kind: "mailgun-key", pattern: /(?<![A-Za-z0-9_-])key-[0-9a-zA-Z]{32}/g },
+  {
+    kind: "discord-webhook",
+    pattern: /https?:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]{20,}/gi,
+  },
+  { kind: "telegram-bot-token", pattern: /(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_-]{33}/g },
+  { kind: "digitalocean-token", pattern: /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}/g },
+  { kind: "vault-token", pattern: /(?<![A-Za-z0-9_.-])hv[sbr]\.[A-Za-z0-9_-]{24,}/g },
+  {
+    kind: "doppler-token",
+    pattern: /(?<![A-Za-z0-9_.-])dp\.(?:st|ct|pt|sa|scim|audit)\.[A-Za-z0-9_.-]{40,}/g,
+  },
+  { kind: "age-secret-key", pattern: /AGE-SECRET-KEY-1[0-9A-Z]{58}/g },
+  { kind: "postman-api-key", pattern: /(?<![A-Za-z0-9])PMAK-[a-f0-9]{24}-[a-f0-9]{34}/g },
+  { kind: "atlassian-api-token", pattern: /(?<![A-Za-z0-9])ATATT3[A-Za-z0-9_=-]{50,}/g },
+  { kind: "grafana-token", pattern: /(?<![A-Za-z0-9_])(?:glsa|glc)_[A-Za-z0-9_=+/-]{32,}/g },
+  { kind: "new-relic-key", pattern: /(?<![A-Za-z0-9])NRAK-[A-Z0-9]{27}/g },
+  { kind: "databricks-token", pattern: /(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?/g },
+  { kind: "square-token", pattern: /(?<![A-Za-z0-9])sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}/g },
+  // `user:password@` in any URL: the whole URL up to the host, whatever the scheme (https, postgres, redis…).
+  {
+    kind: "url-credentials",
+    pattern:
+      /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/[^\s:/?#@"'<>]*:[^\s/?#@"'<>]+@[^\s/?#"'<>]+/g,
+  },
+  // A credential in a URL query: the parameter and its value.
+  {
+    kind: "url-query-credential",
+    pattern:
+      /(?<=[?&;])(?:access_token|refresh_token|id_token|client_secret|api_key|apikey|api-key|token|password|passwd|secret|sig|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=[^&\s#"'<>]+/gi,
+  },
+  // An HTTP Authorization header with any scheme; the value needs a digit so prose stays.
+  {
+    kind: "authorization-header",
+    pattern:
+      /(?<![A-Za-z0-9_-])authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:basic|bearer|token|bot|digest|apikey|sso-key)[ \t]+)?(?=[A-Za-z0-9._~+/=:-]*\d)[A-Za-z0-9._~+/=:-]{8,}/gi,
+  },
+  // `password: hunter2024` style pairs in prose or config; the value needs 8 characters and a digit, so
+  // "password: required" and "token: refresh the page" stay.
+  {
+    kind: "password-pair",
+    pattern:
+      /(?<![A-Za-z0-9_])["']?(?:password|passwd|passphrase|secret|client_secret|api_key|apikey|api-key|auth_token|access_token|refresh_token|secret_key|private_key)["']?[ \t]*[:=][ \t]*["']?(?=[^\s"',;]*\d)[^\s"',;]{8,}["']?/gi,
+  },
+  // A quoted sensitive key with a quoted value (JSON, YAML, Python): any non-empty value.
+  {
+    kind: "quoted-secret-pair",
+    pattern:
+      /(["'])(?:password|passwd|passphrase|secret|client_secret|api_key|apikey|api-key|token|auth_token|private_key|secret_key|access_key)\1\s*:\s*(["'])(?:(?!\2)[^\\\n]|\\.)+\2/gi,
+  },
+];
