@@ -20,12 +20,18 @@ export function averageLength(totalLength: number, documentCount: number): numbe
   return totalLength === 0 ? 1 : totalLength / documentCount;
 }
 
+/** The length part of BM25's denominator for a document: k1 * (1 - b + b * length / avgdl). */
+export function lengthNorm(length: number, avgLength: number): number {
+  return BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgLength);
+}
+
 /**
- * One term's contribution to a document's score. Every scorer (plain or indexed) calls this one function and
- * adds the contributions in query-term order, so the floats are identical bit for bit.
+ * One term's contribution to a document's score, given the document's {@link lengthNorm}. Every scorer (plain or
+ * indexed) calls these two functions and adds the contributions in query-term order, so the floats are identical
+ * bit for bit.
  */
-export function termWeight(termIdf: number, tf: number, length: number, avgLength: number): number {
-  return (termIdf * (tf * (BM25_K1 + 1))) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgLength));
+export function termWeight(termIdf: number, tf: number, norm: number): number {
+  return (termIdf * (tf * (BM25_K1 + 1))) / (tf + norm);
 }
 
 /** Scores are reported rounded half up to three decimals. */
@@ -53,10 +59,11 @@ export function scoreCorpus(corpus: readonly ContextItem[], terms: readonly stri
   const avgLength = averageLength(totalLength, documents.length);
   const idfs = terms.map((term) => idf(documents.length, documents.filter((doc) => doc.tf.has(term)).length));
   return documents.map(({ length, tf }) => {
+    const norm = lengthNorm(length, avgLength);
     let score = 0;
     terms.forEach((term, i) => {
       const count = tf.get(term);
-      if (count !== undefined) score += termWeight(idfs[i]!, count, length, avgLength);
+      if (count !== undefined) score += termWeight(idfs[i]!, count, norm);
     });
     return score;
   });

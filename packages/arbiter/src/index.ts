@@ -1,6 +1,6 @@
 // The public surface of @kxm/arbiter. Named exports only: adding a name here makes it public on purpose.
 export { assemblePacket } from "./assemble.js";
-export { BM25_B, BM25_K1, idf, indexedText, roundScore, termWeight } from "./bm25.js";
+export { BM25_B, BM25_K1, idf, indexedText, lengthNorm, roundScore, termWeight } from "./bm25.js";
 export { estimateTokens, itemCost } from "./budget.js";
 export { isInert, isLive } from "./eligibility.js";
 export type { AssembleOptions } from "./packet.js";

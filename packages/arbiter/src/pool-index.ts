@@ -9,10 +9,12 @@ import {
   type RecallResult,
   SHARED_PROJECT,
 } from "@kxm/contract";
-import { averageLength, idf, indexedText, termFrequencies, termWeight } from "./bm25.js";
+import { averageLength, idf, indexedText, lengthNorm, termFrequencies, termWeight } from "./bm25.js";
 import { FirstFit, itemCost } from "./budget.js";
 import { isInert, isLive } from "./eligibility.js";
+import { SlotHeap, smallest } from "./heap.js";
 import { type AssembleOptions, buildAssembly, type Selection } from "./packet.js";
+import { GROUP_COUNT, Postings } from "./postings.js";
 import {
   authorityRank,
   compareIds,
@@ -23,7 +25,7 @@ import {
 } from "./rank.js";
 import { compareRecallHits, type RecallHit, recallPhrase, recallResult } from "./recall.js";
 import { belongsTo, isolationViolation, resolveContextRequest, resolveRecallRequest } from "./request.js";
-import { sortedInsert, sortedRemove } from "./sorted.js";
+import { lowerBound } from "./sorted.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 
 const KIND_SLOT: Readonly<Record<ItemKind, number>> = {
@@ -34,42 +36,11 @@ const KIND_SLOT: Readonly<Record<ItemKind, number>> = {
   skill: 4,
 };
 const KIND_COUNT = ITEM_KINDS.length;
+const SKILL = KIND_SLOT.skill;
 
-/** What the index keeps of one item, computed once when the item enters. */
-interface Entry {
-  readonly slot: number;
-  readonly item: ContextItem;
-  readonly live: boolean;
-  readonly inert: boolean;
-  readonly shared: boolean;
-  readonly kindSlot: number;
-  readonly confidence: number;
-  readonly authority: number;
-  readonly time: number;
-  readonly cost: number;
-  readonly length: number;
-  readonly terms: readonly string[];
-  readonly lowerSummary: string;
-  readonly lowerStateKey: string | undefined;
-}
-
-/** Live entries sharing a term, with the term's frequency in each. Order does not matter. */
-interface Posting {
-  readonly slots: number[];
-  readonly tfs: number[];
-}
-
-/** Static order of unmatched items: confidence, authority, recency (newest first), id. */
-function compareStatic(a: Entry, b: Entry): number {
-  if (a.confidence !== b.confidence) return a.confidence - b.confidence;
-  if (a.authority !== b.authority) return a.authority - b.authority;
-  if (a.time !== b.time) return a.time > b.time ? -1 : 1;
-  return compareIds(a.item.id, b.item.id);
-}
-
-function compareEntryIds(a: Entry, b: Entry): number {
-  return compareIds(a.item.id, b.item.id);
-}
+const LIVE = 1;
+const INERT = 2;
+const SHARED = 4;
 
 const MARK_MATCHED = 1;
 const MARK_CONTRADICTION = 2;
@@ -79,32 +50,63 @@ const MARK_CONTRADICTION = 2;
  * so that serving a packet does not re-tokenize the pool. {@link PoolIndex.assemble} and {@link PoolIndex.recall}
  * give byte-identical results to {@link assemblePacket} and {@link recall} over the same items.
  *
- * Tokens, lengths and term frequencies are computed when an item enters. Per request, only the items sharing a
- * task token are scored and sorted; unmatched items are walked in a static order kept up to date on every change,
- * and the first-fit walk stops as soon as nothing left could fit.
+ * What each item needs for ranking is computed when it enters and kept in typed columns. Per request, only items
+ * sharing a task token are scored (document frequencies are kept per kind as items change); matched items are
+ * popped from a heap as the first-fit walk needs them, unmatched items are walked in a static order kept sorted,
+ * and the walk stops as soon as nothing left could fit.
  */
 export class PoolIndex {
-  private readonly entries: (Entry | undefined)[] = [];
   private readonly slotsById = new Map<string, number>();
   private readonly freeSlots: number[] = [];
-  private readonly postings = new Map<string, Posting>();
+  private readonly records: (ContextItem | undefined)[] = [];
+  private readonly lowerSummaries: string[] = [];
+  private readonly lowerStateKeys: (string | undefined)[] = [];
+  private capacity = 0;
+  private flags = new Uint8Array(0);
+  private kinds = new Uint8Array(0);
+  private confidences = new Uint8Array(0);
+  private authorities = new Uint8Array(0);
+  private lengths = new Int32Array(0);
+  private costs = new Int32Array(0);
+  private times = new Float64Array(0);
+  private scores = new Float64Array(0);
+  private marks = new Uint8Array(0);
+
+  private readonly postings = new Postings();
   private readonly projectCounts = new Map<string, number>();
-  /** Live entries per kind, split into active (index 0) and inert (index 1): counts and token totals. */
-  private readonly groupCounts: number[] = new Array(KIND_COUNT * 2).fill(0);
-  private readonly groupLengths: number[] = new Array(KIND_COUNT * 2).fill(0);
-  /** Live, active entries in static order, per kind; [0] the project's own, [1] `_shared`. */
-  private readonly staticOrder: Entry[][][] = [0, 1].map(() => ITEM_KINDS.map(() => []));
-  /** Live entries that recall can return (not skills), by id. */
-  private readonly recallById: Entry[] = [];
-  /** How many live entries cost each number of characters: the cheapest bounds the first-fit walk. */
+  /** Live items and their token totals per group (kind, active or inert). */
+  private readonly groupCounts = new Float64Array(GROUP_COUNT);
+  private readonly groupLengths = new Float64Array(GROUP_COUNT);
+  /** Live, active slots in static order (confidence, authority, recency, id) per kind: [0] own, [1] `_shared`. */
+  private readonly staticOrder: number[][][] = [0, 1].map(() => ITEM_KINDS.map(() => []));
+  /** Live slots recall can return (not skills), in id order. */
+  private readonly recallById: number[] = [];
+  /** How many live items cost each number of characters: the cheapest bounds the first-fit walk. */
   private readonly costCounts = new Map<number, number>();
   private minCost = Number.POSITIVE_INFINITY;
   private deadCount = 0;
-  private scores = new Float64Array(64);
-  private marks = new Uint8Array(64);
+
+  private readonly compareStatic = (a: number, b: number): number => {
+    const confidences = this.confidences;
+    if (confidences[a] !== confidences[b]) return confidences[a]! - confidences[b]!;
+    const authorities = this.authorities;
+    if (authorities[a] !== authorities[b]) return authorities[a]! - authorities[b]!;
+    const times = this.times;
+    if (times[a] !== times[b]) return times[a]! > times[b]! ? -1 : 1;
+    return compareIds(this.records[a]!.id, this.records[b]!.id);
+  };
+
+  private readonly compareSlotIds = (a: number, b: number): number =>
+    compareIds(this.records[a]!.id, this.records[b]!.id);
 
   constructor(items: Iterable<ContextItem> = []) {
-    for (const item of items) this.add(item);
+    // Bulk load: insert unsorted, then sort each ordered list once instead of inserting into it item by item.
+    for (const item of items) {
+      if (this.slotsById.has(item.id)) throw duplicate(item.id);
+      this.insert(item, false);
+    }
+    for (const orders of this.staticOrder) for (const order of orders) order.sort(this.compareStatic);
+    this.recallById.sort(this.compareSlotIds);
   }
 
   /** How many items the index holds, live or not. */
@@ -118,7 +120,7 @@ export class PoolIndex {
 
   get(id: string): ContextItem | undefined {
     const slot = this.slotsById.get(id);
-    return slot === undefined ? undefined : this.entries[slot]!.item;
+    return slot === undefined ? undefined : this.records[slot];
   }
 
   /** Every item, in id order. */
@@ -128,60 +130,47 @@ export class PoolIndex {
 
   /** Adds an item; an id already present is refused (`invalid_request`). */
   add(item: ContextItem): void {
-    if (this.slotsById.has(item.id)) {
-      throw new KxmError("invalid_request", `the index already holds an item with id "${item.id}"`);
-    }
-    this.insert(item);
+    if (this.slotsById.has(item.id)) throw duplicate(item.id);
+    this.insert(item, true);
   }
 
   /** Replaces the item with the same id; an unknown id is refused (`not_found`). */
   replace(item: ContextItem): void {
     if (!this.remove(item.id))
       throw new KxmError("not_found", `the index holds no item with id "${item.id}"`);
-    this.insert(item);
+    this.insert(item, true);
   }
 
   /** Adds the item, or replaces the one with the same id. */
   upsert(item: ContextItem): void {
     this.remove(item.id);
-    this.insert(item);
+    this.insert(item, true);
   }
 
   /** Removes an item by id; returns whether it was there. */
   remove(id: string): boolean {
     const slot = this.slotsById.get(id);
     if (slot === undefined) return false;
-    const entry = this.entries[slot]!;
-    this.slotsById.delete(id);
-    this.entries[slot] = undefined;
-    this.freeSlots.push(slot);
-    this.countProject(entry.item.project, -1);
-    if (!entry.live) {
+    const item = this.records[slot]!;
+    const flags = this.flags[slot]!;
+    this.countProject(item.project, -1);
+    if (flags & LIVE) {
+      const group = this.groupOf(slot);
+      this.postings.remove(slot, group);
+      this.groupCounts[group]! -= 1;
+      this.groupLengths[group]! -= this.lengths[slot]!;
+      if (!(flags & INERT)) removeSorted(this.orderOf(slot), slot, this.compareStatic);
+      if (this.kinds[slot] !== SKILL) removeSorted(this.recallById, slot, this.compareSlotIds);
+      this.uncountCost(this.costs[slot]!);
+    } else {
       this.deadCount -= 1;
-      return true;
     }
-    for (const term of entry.terms) {
-      const posting = this.postings.get(term)!;
-      const at = posting.slots.indexOf(slot);
-      const last = posting.slots.length - 1;
-      posting.slots[at] = posting.slots[last]!;
-      posting.tfs[at] = posting.tfs[last]!;
-      posting.slots.pop();
-      posting.tfs.pop();
-      if (posting.slots.length === 0) this.postings.delete(term);
-    }
-    const group = entry.kindSlot * 2 + (entry.inert ? 1 : 0);
-    this.groupCounts[group]! -= 1;
-    this.groupLengths[group]! -= entry.length;
-    if (!entry.inert)
-      sortedRemove(this.staticOrder[entry.shared ? 1 : 0]![entry.kindSlot]!, entry, compareStatic);
-    if (entry.item.kind !== "skill") sortedRemove(this.recallById, entry, compareEntryIds);
-    const left = this.costCounts.get(entry.cost)! - 1;
-    if (left > 0) this.costCounts.set(entry.cost, left);
-    else {
-      this.costCounts.delete(entry.cost);
-      if (entry.cost === this.minCost) this.minCost = Math.min(...this.costCounts.keys());
-    }
+    this.slotsById.delete(id);
+    this.records[slot] = undefined;
+    this.lowerSummaries[slot] = "";
+    this.lowerStateKeys[slot] = undefined;
+    this.flags[slot] = 0;
+    this.freeSlots.push(slot);
     return true;
   }
 
@@ -189,89 +178,99 @@ export class PoolIndex {
   assemble(request: ContextRequest, options: AssembleOptions = {}): AssembledPacket {
     const resolved = resolveContextRequest(request);
     this.checkIsolation(resolved.project);
-    const kinds = resolved.kinds;
-    const kindRank = new Array<number>(KIND_COUNT).fill(-1);
-    kinds.forEach((kind, i) => {
+    const requested = resolved.kinds;
+    const kindRank = new Int32Array(KIND_COUNT).fill(-1);
+    requested.forEach((kind, i) => {
       kindRank[KIND_SLOT[kind]] = i;
     });
+    const { flags, kinds, marks, scores } = this;
 
-    // Open contradictions are eligible whatever their kind; count those the kind groups do not already hold.
-    const contradictions: Entry[] = [];
-    for (const id of new Set(options.contradictionIds ?? [])) {
-      const slot = this.slotsById.get(id);
-      const entry = slot === undefined ? undefined : this.entries[slot]!;
-      if (entry?.live) contradictions.push(entry);
-    }
+    // The eligible set: active items of the requested kinds, plus open contradictions of any kind or status.
     let documentCount = 0;
     let totalLength = 0;
-    for (const kind of kinds) {
+    for (const kind of requested) {
       documentCount += this.groupCounts[KIND_SLOT[kind] * 2]!;
       totalLength += this.groupLengths[KIND_SLOT[kind] * 2]!;
     }
-    const marks = this.marks;
-    for (const entry of contradictions) {
-      marks[entry.slot] = MARK_CONTRADICTION;
-      if (entry.inert || kindRank[entry.kindSlot] === -1) {
+    const contradictions: number[] = [];
+    const extraContradictions: number[] = [];
+    for (const id of new Set(options.contradictionIds ?? [])) {
+      const slot = this.slotsById.get(id);
+      if (slot === undefined || !(flags[slot]! & LIVE)) continue;
+      contradictions.push(slot);
+      marks[slot] = MARK_CONTRADICTION;
+      if (flags[slot]! & INERT || kindRank[kinds[slot]!] === -1) {
+        extraContradictions.push(slot);
         documentCount += 1;
-        totalLength += entry.length;
+        totalLength += this.lengths[slot]!;
       }
     }
-    const eligible = (entry: Entry): boolean =>
-      marks[entry.slot] === MARK_CONTRADICTION || (kindRank[entry.kindSlot] !== -1 && !entry.inert);
 
     const terms = queryTerms(resolved.task);
-    const touched = this.score(terms, documentCount, totalLength, eligible);
-    const scores = this.scores;
-    const rankKeys = (entry: Entry): RankKeys & { entry: Entry } => {
-      const kindIndex = kindRank[entry.kindSlot]!;
+    const touched = this.score(
+      terms,
+      documentCount,
+      totalLength,
+      (group) => (group & 1) === 0 && kindRank[group >>> 1]! !== -1,
+      (slot) => {
+        const slotFlags = flags[slot]!;
+        return marks[slot] === MARK_CONTRADICTION || (!(slotFlags & INERT) && kindRank[kinds[slot]!]! !== -1);
+      },
+      extraContradictions,
+    );
+
+    const matched: number[][] = [[], []];
+    for (const slot of touched) {
+      if (marks[slot] === MARK_CONTRADICTION) continue;
+      marks[slot] = MARK_MATCHED;
+      matched[flags[slot]! & SHARED ? 1 : 0]!.push(slot);
+    }
+    const compareMatched = (a: number, b: number): number => {
+      const kindA = kindRank[kinds[a]!]!;
+      const kindB = kindRank[kinds[b]!]!;
+      if (kindA !== kindB) return kindA - kindB;
+      if (scores[a] !== scores[b]) return scores[a]! > scores[b]! ? -1 : 1;
+      return this.compareStatic(a, b);
+    };
+    const rankKeys = (slot: number): RankKeys & { slot: number } => {
+      const kindIndex = kindRank[kinds[slot]!]!;
       return {
-        entry,
-        id: entry.item.id,
-        contradiction: marks[entry.slot] === MARK_CONTRADICTION,
-        shared: entry.shared,
-        kindIndex: kindIndex === -1 ? kinds.length : kindIndex,
-        score: scores[entry.slot]!,
-        confidence: entry.confidence,
-        authority: entry.authority,
-        time: entry.time,
+        slot,
+        id: this.records[slot]!.id,
+        contradiction: true,
+        shared: (flags[slot]! & SHARED) !== 0,
+        kindIndex: kindIndex === -1 ? requested.length : kindIndex,
+        score: scores[slot]!,
+        confidence: this.confidences[slot]!,
+        authority: this.authorities[slot]!,
+        time: this.times[slot]!,
       };
     };
-    const matched: (RankKeys & { entry: Entry })[] = [];
-    for (const entry of touched) {
-      if (marks[entry.slot] !== MARK_CONTRADICTION) {
-        marks[entry.slot] = MARK_MATCHED;
-        matched.push(rankKeys(entry));
-      }
-    }
-    matched.sort(compareRankKeys);
-    const ranked = contradictions.map(rankKeys).sort(compareRankKeys);
+    const rankedContradictions = contradictions.map(rankKeys).sort(compareRankKeys);
 
     const fit = new FirstFit<Selection>(resolved.budgetTokens);
     let walked = 0;
     let stoppedEarly = false;
-    const visit = (entry: Entry, contradiction: boolean): boolean => {
+    const visit = (slot: number, contradiction: boolean): boolean => {
       if (fit.full) return false;
       if (fit.room < this.minCost) {
         stoppedEarly = true;
         return false;
       }
       walked += 1;
-      fit.offer({ item: entry.item, score: scores[entry.slot]!, contradiction }, entry.cost);
+      fit.offer({ item: this.records[slot]!, score: scores[slot]!, contradiction }, this.costs[slot]!);
       return true;
     };
     const walk = (): void => {
-      for (const keys of ranked) if (!visit(keys.entry, true)) return;
-      let next = 0;
-      for (const shared of [false, true]) {
-        while (next < matched.length && matched[next]!.shared === shared) {
-          if (!visit(matched[next]!.entry, false)) return;
-          next += 1;
-        }
-        const orders = this.staticOrder[shared ? 1 : 0]!;
-        for (const kind of kinds) {
-          for (const entry of orders[KIND_SLOT[kind]]!) {
-            if (marks[entry.slot] !== 0) continue;
-            if (!visit(entry, false)) return;
+      for (const { slot } of rankedContradictions) if (!visit(slot, true)) return;
+      for (const shared of [0, 1]) {
+        const heap = new SlotHeap(matched[shared]!, compareMatched);
+        while (heap.size > 0) if (!visit(heap.pop(), false)) return;
+        const orders = this.staticOrder[shared]!;
+        for (const kind of requested) {
+          for (const slot of orders[KIND_SLOT[kind]]!) {
+            if (marks[slot] !== 0) continue;
+            if (!visit(slot, false)) return;
           }
         }
       }
@@ -280,11 +279,11 @@ export class PoolIndex {
     // Nothing left could fit: every eligible item not walked is deferred, exactly as a full walk would count it.
     if (stoppedEarly) fit.deferred += documentCount - walked;
 
-    for (const entry of touched) {
-      scores[entry.slot] = 0;
-      marks[entry.slot] = 0;
+    for (const slot of touched) {
+      scores[slot] = 0;
+      marks[slot] = 0;
     }
-    for (const entry of contradictions) marks[entry.slot] = 0;
+    for (const slot of contradictions) marks[slot] = 0;
 
     return buildAssembly(
       resolved,
@@ -306,69 +305,101 @@ export class PoolIndex {
   recall(request: RecallRequest): RecallResult {
     const resolved = resolveRecallRequest(request);
     this.checkIsolation(resolved.project);
-    const allowed = new Array<boolean>(KIND_COUNT).fill(resolved.kinds === undefined);
-    for (const kind of resolved.kinds ?? []) allowed[KIND_SLOT[kind]] = true;
-    allowed[KIND_SLOT.skill] = false;
+    const allowed = new Uint8Array(KIND_COUNT).fill(resolved.kinds === undefined ? 1 : 0);
+    for (const kind of resolved.kinds ?? []) allowed[KIND_SLOT[kind]] = 1;
+    allowed[SKILL] = 0;
+    const { kinds, scores, flags } = this;
 
     const phrase = recallPhrase(resolved.query);
     if (phrase === "") {
       const hits: RecallHit[] = [];
-      for (const entry of this.recallById) {
+      for (const slot of this.recallById) {
         if (hits.length === resolved.limit) break;
-        if (allowed[entry.kindSlot]) hits.push({ item: entry.item, phrase: false, score: 0 });
+        if (allowed[kinds[slot]!]) hits.push({ item: this.records[slot]!, phrase: false, score: 0 });
       }
       return recallResult(hits, resolved.limit);
     }
 
     let documentCount = 0;
     let totalLength = 0;
-    for (let kindSlot = 0; kindSlot < KIND_COUNT; kindSlot += 1) {
-      if (!allowed[kindSlot]) continue;
-      documentCount += this.groupCounts[kindSlot * 2]! + this.groupCounts[kindSlot * 2 + 1]!;
-      totalLength += this.groupLengths[kindSlot * 2]! + this.groupLengths[kindSlot * 2 + 1]!;
+    for (let kind = 0; kind < KIND_COUNT; kind += 1) {
+      if (!allowed[kind]) continue;
+      documentCount += this.groupCounts[kind * 2]! + this.groupCounts[kind * 2 + 1]!;
+      totalLength += this.groupLengths[kind * 2]! + this.groupLengths[kind * 2 + 1]!;
     }
-    const touched = this.score(queryTerms(resolved.query), documentCount, totalLength, (entry) =>
-      Boolean(allowed[entry.kindSlot]),
+    const inPool = (slot: number) => allowed[kinds[slot]!] === 1;
+    const touched = this.score(
+      queryTerms(resolved.query),
+      documentCount,
+      totalLength,
+      (group) => allowed[group >>> 1] === 1,
+      inPool,
+      [],
     );
-    const scores = this.scores;
-    const hits: RecallHit[] = [];
-    for (const entry of this.recallById) {
-      if (!allowed[entry.kindSlot]) continue;
-      const isPhrase = entry.lowerSummary.includes(phrase) || entry.lowerStateKey?.includes(phrase) === true;
-      const score = scores[entry.slot]!;
-      if (isPhrase || score > 0) hits.push({ item: entry.item, phrase: isPhrase, score });
+    // Phrase hits: scan in slot order (the order items sit in memory), then keep only the best `limit`.
+    const marks = this.marks;
+    const hitSlots: number[] = [];
+    for (let slot = 0; slot < this.capacity; slot += 1) {
+      if (!(flags[slot]! & LIVE) || !inPool(slot)) continue;
+      const isPhrase =
+        this.lowerSummaries[slot]!.includes(phrase) || this.lowerStateKeys[slot]?.includes(phrase) === true;
+      if (isPhrase) marks[slot] = MARK_MATCHED;
+      if (isPhrase || scores[slot]! > 0) hitSlots.push(slot);
     }
-    for (const entry of touched) scores[entry.slot] = 0;
-    return recallResult(hits.sort(compareRecallHits), resolved.limit);
+    const hit = (slot: number): RecallHit => ({
+      item: this.records[slot]!,
+      phrase: marks[slot] === MARK_MATCHED,
+      score: scores[slot]!,
+    });
+    const best = smallest(hitSlots, resolved.limit, (a, b) => compareRecallHits(hit(a), hit(b)));
+    const hits = best.map(hit);
+    for (const slot of touched) scores[slot] = 0;
+    for (const slot of hitSlots) marks[slot] = 0;
+    return recallResult(hits, resolved.limit);
   }
 
   /**
-   * Adds each term's BM25 weight to `this.scores` for every eligible entry that holds it, term by term in query
-   * order (so each entry's sum is formed in the same order as the plain scorer's). Returns the entries touched.
+   * Adds each term's BM25 weight to `this.scores` for every eligible slot that holds it, term by term in query
+   * order (so each slot's sum is formed in the same order as the plain scorer's). Document frequencies come from
+   * the per-group counts (`countsGroup`), plus eligible slots outside those groups (`extra`). Returns the slots
+   * touched.
    */
   private score(
     terms: readonly string[],
     documentCount: number,
     totalLength: number,
-    eligible: (entry: Entry) => boolean,
-  ): Entry[] {
-    const touched: Entry[] = [];
+    countsGroup: (group: number) => boolean,
+    eligible: (slot: number) => boolean,
+    extra: readonly number[],
+  ): number[] {
+    const touched: number[] = [];
     const avgLength = averageLength(totalLength, documentCount);
     const scores = this.scores;
-    const entries = this.entries;
+    const lengths = this.lengths;
+    // Every slot of one length shares its norm: compute it once per request and length.
+    const norms = new Map<number, number>();
     for (const term of terms) {
       const posting = this.postings.get(term);
       if (posting === undefined) continue;
-      const { slots, tfs } = posting;
       let frequency = 0;
-      for (const slot of slots) if (eligible(entries[slot]!)) frequency += 1;
+      for (let group = 0; group < GROUP_COUNT; group += 1) {
+        if (countsGroup(group)) frequency += posting.groupDf[group]!;
+      }
+      for (const slot of extra) if (this.postings.holds(slot, term)) frequency += 1;
       if (frequency === 0) continue;
       const termIdf = idf(documentCount, frequency);
-      for (let i = 0; i < slots.length; i += 1) {
-        const entry = entries[slots[i]!]!;
-        if (!eligible(entry)) continue;
-        if (scores[entry.slot] === 0) touched.push(entry);
-        scores[entry.slot]! += termWeight(termIdf, tfs[i]!, entry.length, avgLength);
+      const { slots, tfs, size } = posting;
+      for (let i = 0; i < size; i += 1) {
+        const slot = slots[i]!;
+        if (!eligible(slot)) continue;
+        const length = lengths[slot]!;
+        let norm = norms.get(length);
+        if (norm === undefined) {
+          norm = lengthNorm(length, avgLength);
+          norms.set(length, norm);
+        }
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot]! += termWeight(termIdf, tfs[i]!, norm);
       }
     }
     return touched;
@@ -386,66 +417,102 @@ export class PoolIndex {
     else this.projectCounts.set(project, count);
   }
 
-  private insert(item: ContextItem): void {
-    const slot = this.freeSlots.pop() ?? this.entries.length;
-    this.ensureCapacity(slot + 1);
+  private groupOf(slot: number): number {
+    return this.kinds[slot]! * 2 + (this.flags[slot]! & INERT ? 1 : 0);
+  }
+
+  private orderOf(slot: number): number[] {
+    return this.staticOrder[this.flags[slot]! & SHARED ? 1 : 0]![this.kinds[slot]!]!;
+  }
+
+  private uncountCost(cost: number): void {
+    const left = this.costCounts.get(cost)! - 1;
+    if (left > 0) this.costCounts.set(cost, left);
+    else {
+      this.costCounts.delete(cost);
+      if (cost === this.minCost) {
+        let min = Number.POSITIVE_INFINITY;
+        for (const key of this.costCounts.keys()) if (key < min) min = key;
+        this.minCost = min;
+      }
+    }
+  }
+
+  private insert(item: ContextItem, keepSorted: boolean): void {
+    const slot = this.freeSlots.pop() ?? this.records.length;
+    if (slot >= this.capacity) this.grow(slot + 1);
     const live = isLive(item);
-    const tokens = live ? tokenize(indexedText(item)) : [];
-    const tf = termFrequencies(tokens);
-    const lowerSummary = item.summary.toLowerCase();
-    const lowerStateKey = item.stateKey?.toLowerCase();
-    const entry: Entry = {
-      slot,
-      item,
-      live,
-      inert: isInert(item),
-      shared: item.project === SHARED_PROJECT,
-      kindSlot: KIND_SLOT[item.kind],
-      confidence: confidenceRank(item.confidence),
-      authority: authorityRank(item.authority),
-      time: itemTime(item),
-      cost: itemCost(item),
-      length: tokens.length,
-      terms: [...tf.keys()],
-      // Reuse the summary itself when lowercasing changes nothing, so most items keep one copy of their text.
-      lowerSummary: live ? (lowerSummary === item.summary ? item.summary : lowerSummary) : "",
-      lowerStateKey: live ? (lowerStateKey === item.stateKey ? item.stateKey : lowerStateKey) : undefined,
-    };
-    this.entries[slot] = entry;
+    this.records[slot] = item;
     this.slotsById.set(item.id, slot);
     this.countProject(item.project, 1);
+    this.flags[slot] =
+      (live ? LIVE : 0) | (isInert(item) ? INERT : 0) | (item.project === SHARED_PROJECT ? SHARED : 0);
+    this.kinds[slot] = KIND_SLOT[item.kind];
+    this.confidences[slot] = confidenceRank(item.confidence);
+    this.authorities[slot] = authorityRank(item.authority);
+    this.times[slot] = itemTime(item);
+    this.costs[slot] = itemCost(item);
     if (!live) {
+      this.lengths[slot] = 0;
+      this.lowerSummaries[slot] = "";
+      this.lowerStateKeys[slot] = undefined;
       this.deadCount += 1;
       return;
     }
-    for (const [term, count] of tf) {
-      let posting = this.postings.get(term);
-      if (posting === undefined) {
-        posting = { slots: [], tfs: [] };
-        this.postings.set(term, posting);
-      }
-      posting.slots.push(slot);
-      posting.tfs.push(count);
-    }
-    const group = entry.kindSlot * 2 + (entry.inert ? 1 : 0);
+    const tokens = tokenize(indexedText(item));
+    this.lengths[slot] = tokens.length;
+    // Reuse the summary itself when lowercasing changes nothing, so most items keep one copy of their text.
+    const lowerSummary = item.summary.toLowerCase();
+    this.lowerSummaries[slot] = lowerSummary === item.summary ? item.summary : lowerSummary;
+    this.lowerStateKeys[slot] = item.stateKey?.toLowerCase();
+    const group = this.groupOf(slot);
+    this.postings.add(slot, termFrequencies(tokens), group);
     this.groupCounts[group]! += 1;
-    this.groupLengths[group]! += entry.length;
-    if (!entry.inert)
-      sortedInsert(this.staticOrder[entry.shared ? 1 : 0]![entry.kindSlot]!, entry, compareStatic);
-    if (item.kind !== "skill") sortedInsert(this.recallById, entry, compareEntryIds);
-    this.costCounts.set(entry.cost, (this.costCounts.get(entry.cost) ?? 0) + 1);
-    if (entry.cost < this.minCost) this.minCost = entry.cost;
+    this.groupLengths[group]! += tokens.length;
+    if (!(this.flags[slot]! & INERT)) insertInto(this.orderOf(slot), slot, this.compareStatic, keepSorted);
+    if (this.kinds[slot] !== SKILL) insertInto(this.recallById, slot, this.compareSlotIds, keepSorted);
+    const cost = this.costs[slot]!;
+    this.costCounts.set(cost, (this.costCounts.get(cost) ?? 0) + 1);
+    if (cost < this.minCost) this.minCost = cost;
   }
 
-  private ensureCapacity(size: number): void {
-    if (size <= this.scores.length) return;
-    let capacity = this.scores.length;
+  private grow(size: number): void {
+    let capacity = Math.max(64, this.capacity);
     while (capacity < size) capacity *= 2;
-    const scores = new Float64Array(capacity);
-    scores.set(this.scores);
-    this.scores = scores;
-    const marks = new Uint8Array(capacity);
-    marks.set(this.marks);
-    this.marks = marks;
+    const widen = <T extends Uint8Array | Int32Array | Float64Array>(old: T, make: (n: number) => T): T => {
+      const next = make(capacity);
+      next.set(old);
+      return next;
+    };
+    this.flags = widen(this.flags, (n) => new Uint8Array(n));
+    this.kinds = widen(this.kinds, (n) => new Uint8Array(n));
+    this.confidences = widen(this.confidences, (n) => new Uint8Array(n));
+    this.authorities = widen(this.authorities, (n) => new Uint8Array(n));
+    this.lengths = widen(this.lengths, (n) => new Int32Array(n));
+    this.costs = widen(this.costs, (n) => new Int32Array(n));
+    this.times = widen(this.times, (n) => new Float64Array(n));
+    this.scores = widen(this.scores, (n) => new Float64Array(n));
+    this.marks = widen(this.marks, (n) => new Uint8Array(n));
+    this.capacity = capacity;
   }
+}
+
+function duplicate(id: string): KxmError {
+  return new KxmError("invalid_request", `the index already holds an item with id "${id}"`);
+}
+
+function insertInto(
+  order: number[],
+  slot: number,
+  compare: (a: number, b: number) => number,
+  keepSorted: boolean,
+) {
+  if (keepSorted) order.splice(lowerBound(order, slot, compare), 0, slot);
+  else order.push(slot);
+}
+
+function removeSorted(order: number[], slot: number, compare: (a: number, b: number) => number): void {
+  const at = lowerBound(order, slot, compare);
+  if (order[at] !== slot) throw new Error("sorted index out of step with its entries");
+  order.splice(at, 1);
 }

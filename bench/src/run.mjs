@@ -1,0 +1,251 @@
+// @ts-check
+// One pool size, measured end to end: generate, build, assemble (indexed and plain), recall, update, memory, and
+// the byte-identity check between the index and the plain functions.
+import { createHash } from "node:crypto";
+import { assemblePacket, PoolIndex, recall } from "@kxm/arbiter";
+import { collect, heapUsed, median, now, summarize, timeEach } from "./measure.mjs";
+import { checkItems, generateEdits, generatePool, generateQueries, PROJECT } from "./pool.mjs";
+
+/** @typedef {import("@kxm/contract").ContextItem} ContextItem */
+/** @typedef {import("@kxm/contract").ContextRequest} ContextRequest */
+
+/**
+ * How much work each figure gets.
+ * @typedef {object} Plan
+ * @property {number} tasks tasks used from the task set
+ * @property {number} queries recall queries
+ * @property {number} updates one-item replacements timed
+ * @property {number} identityChecks plain packets compared byte for byte again after the edits
+ * @property {(size: number) => number} builds index builds timed
+ * @property {(size: number) => number} rounds passes over the request set
+ * @property {(size: number) => number} plain plain `assemblePacket` calls timed
+ * @property {(size: number) => number} warmup requests run before timing
+ */
+
+export const ROLES = /** @type {const} */ (["planner", "implementer"]);
+export const SMALL_BUDGET = 2_000;
+
+/** @type {Plan} */
+export const FULL_PLAN = {
+  tasks: 200,
+  queries: 200,
+  updates: 300,
+  identityChecks: 4,
+  builds: (size) => (size <= 2_000 ? 5 : size <= 20_000 ? 3 : 1),
+  rounds: (size) => (size <= 2_000 ? 3 : 1),
+  plain: (size) => Math.max(3, Math.min(30, Math.floor(100_000 / size))),
+  warmup: (size) => (size <= 20_000 ? 100 : 40),
+};
+
+/** @type {Plan} */
+export const SMOKE_PLAN = {
+  tasks: 20,
+  queries: 20,
+  updates: 50,
+  identityChecks: 2,
+  builds: () => 1,
+  rounds: () => 1,
+  plain: () => 3,
+  warmup: () => 10,
+};
+
+/**
+ * @param {readonly T[]} array
+ * @param {number} count
+ * @template T
+ * @returns {T[]} `count` elements spread evenly over the array, first included
+ */
+function spread(array, count) {
+  if (count >= array.length) return [...array];
+  return Array.from(
+    { length: count },
+    (_, i) => /** @type {T} */ (array[Math.floor((i * array.length) / count)]),
+  );
+}
+
+/** @param {number} ms */
+const round = (ms) => Math.round(ms * 10_000) / 10_000;
+
+/** @param {{ n: number, p50: number, p99: number }} stats */
+const rounded = (stats) => ({ n: stats.n, p50: round(stats.p50), p99: round(stats.p99) });
+
+const startedAt = now();
+
+/** @param {string} message */
+function progress(message) {
+  process.stderr.write(`${((now() - startedAt) / 1000).toFixed(1).padStart(6)} s  ${message}\n`);
+}
+
+/** Heap plus array buffers (the index keeps its per-request scratch in typed arrays). */
+function memoryInUse() {
+  const heap = heapUsed();
+  return heap + process.memoryUsage().arrayBuffers;
+}
+
+/**
+ * @param {number} size
+ * @param {readonly string[]} taskSet
+ * @param {Plan} plan
+ */
+export function benchSize(size, taskSet, plan) {
+  const label = `[${size.toLocaleString("en-US")}]`;
+  progress(`${label} generating the pool`);
+  const beforePool = memoryInUse();
+  const generateStart = now();
+  let json = JSON.stringify(generatePool(size));
+  const generateMs = now() - generateStart;
+  const fingerprint = createHash("sha256").update(json).digest("hex").slice(0, 16);
+  /** @type {ContextItem[]} The pool as a caller holds it after loading it from JSON. */
+  const items = JSON.parse(json);
+  json = "";
+  const poolBytes = memoryInUse() - beforePool;
+  checkItems(items);
+
+  progress(`${label} building the index`);
+  // Each build is timed alone; the last one is kept, and the heap it added after a full collection is its size.
+  const buildSamples = [];
+  let indexBytes = 0;
+  /** @type {PoolIndex | undefined} */
+  let built;
+  for (let i = plan.builds(size); i > 0; i -= 1) {
+    built = undefined;
+    const before = memoryInUse();
+    const start = now();
+    built = new PoolIndex(items);
+    buildSamples.push(now() - start);
+    indexBytes = memoryInUse() - before;
+  }
+  const index = /** @type {PoolIndex} */ (built);
+
+  const tasks = taskSet.slice(0, plan.tasks);
+  /** @type {ContextRequest[]} */
+  const requests = tasks.flatMap((task) => ROLES.map((role) => ({ project: PROJECT, role, task })));
+  /** @type {ContextRequest[]} */
+  const smallRequests = requests.map((request) => ({ ...request, budgetTokens: SMALL_BUDGET }));
+  const queries = generateQueries(items, plan.queries);
+  const recallRequests = queries.map(({ query }) => ({ project: PROJECT, query }));
+
+  progress(`${label} indexed packets and recall`);
+  const warmup = plan.warmup(size);
+  for (const request of [...requests.slice(0, warmup), ...smallRequests.slice(0, warmup)])
+    index.assemble(request);
+  for (const request of recallRequests.slice(0, warmup)) index.recall(request);
+
+  /** @type {number[]} */
+  const matched = [];
+  /** @type {number[]} */
+  const candidates = [];
+  /** @type {number[]} */
+  const selected = [];
+  /** @type {Record<string, number[]>} */
+  const byRole = Object.fromEntries(ROLES.map((role) => [role, []]));
+  /** @type {number[]} */
+  const assembleSamples = [];
+  collect();
+  for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
+    const samples = timeEach(
+      requests,
+      (request) => index.assemble(request),
+      (packet, request, ms) => {
+        matched.push(packet.audit.relevance.matchedCandidates);
+        candidates.push(packet.audit.candidateCount);
+        selected.push(packet.audit.selectedIds.length);
+        byRole[request.role]?.push(ms);
+      },
+    );
+    assembleSamples.push(...samples);
+  }
+  collect();
+  const smallSamples = [];
+  for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
+    smallSamples.push(...timeEach(smallRequests, (request) => index.assemble(request)));
+  }
+  collect();
+  /** @type {Record<string, number[]>} */
+  const recallByType = { words: [], phrase: [], miss: [] };
+  const recallSamples = [];
+  for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
+    const samples = timeEach(
+      queries,
+      ({ query }) => index.recall({ project: PROJECT, query }),
+      (_, { type }, ms) => recallByType[type]?.push(ms),
+    );
+    recallSamples.push(...samples);
+  }
+
+  progress(`${label} plain assemblePacket`);
+  const plainRequests = spread(requests, plan.plain(size));
+  for (const request of plainRequests.slice(0, size <= 20_000 ? 3 : 1)) assemblePacket(items, request);
+  collect();
+  /** @type {Map<ContextRequest, string>} */
+  const plainPackets = new Map();
+  const plainSamples = timeEach(
+    plainRequests,
+    (request) => assemblePacket(items, request),
+    (packet, request) => plainPackets.set(request, JSON.stringify(packet)),
+  );
+  let checks = 0;
+  let mismatches = 0;
+  /** @param {string} expected @param {string} actual */
+  const compare = (expected, actual) => {
+    checks += 1;
+    if (expected !== actual) mismatches += 1;
+  };
+  for (const [request, packet] of plainPackets) compare(packet, JSON.stringify(index.assemble(request)));
+
+  progress(`${label} one-item updates`);
+  const { originals, variants } = generateEdits(items, plan.updates);
+  collect();
+  const updateSamples = timeEach(variants, (variant) => index.replace(variant));
+  for (const original of originals) index.replace(original);
+
+  // After the edits and their undoing, the index must still give the plain functions' bytes.
+  for (const request of [...plainPackets.keys()].slice(0, plan.identityChecks)) {
+    compare(/** @type {string} */ (plainPackets.get(request)), JSON.stringify(index.assemble(request)));
+  }
+  const smallCheck = /** @type {ContextRequest} */ (smallRequests[smallRequests.length - 1]);
+  compare(JSON.stringify(assemblePacket(items, smallCheck)), JSON.stringify(index.assemble(smallCheck)));
+  for (const type of ["words", "phrase", "miss"]) {
+    const at = queries.findIndex((query) => query.type === type);
+    const request = recallRequests[at];
+    if (request !== undefined)
+      compare(JSON.stringify(recall(items, request)), JSON.stringify(index.recall(request)));
+  }
+
+  const assemble = summarize(assembleSamples);
+  const plain = summarize(plainSamples);
+  const result = {
+    size,
+    fingerprint,
+    generateMs: round(generateMs),
+    buildMs: round(median(buildSamples)),
+    builds: buildSamples.length,
+    update: {
+      n: updateSamples.length,
+      p50Us: round(median(updateSamples) * 1000),
+      p99Us: round(summarize(updateSamples).p99 * 1000),
+    },
+    assemble: rounded(assemble),
+    assembleByRole: Object.fromEntries(ROLES.map((role) => [role, rounded(summarize(byRole[role] ?? []))])),
+    assembleSmallBudget: { budgetTokens: SMALL_BUDGET, ...rounded(summarize(smallSamples)) },
+    plain: rounded(plain),
+    speedup: Math.round((plain.p50 / assemble.p50) * 10) / 10,
+    recall: rounded(summarize(recallSamples)),
+    recallByType: Object.fromEntries(
+      Object.entries(recallByType).map(([type, samples]) => [type, rounded(summarize(samples))]),
+    ),
+    medianCandidates: median(candidates),
+    medianMatched: median(matched),
+    medianSelected: median(selected),
+    poolBytesPerItem: Math.round(poolBytes / size),
+    indexBytesPerItem: Math.round(indexBytes / size),
+    identity: { checks, mismatches },
+  };
+  progress(
+    `${label} done: assemble p50 ${assemble.p50.toFixed(3)} ms, plain p50 ${plain.p50.toFixed(1)} ms, ` +
+      `identical ${mismatches === 0 ? "yes" : "NO"}`,
+  );
+  return result;
+}
+
+/** @typedef {ReturnType<typeof benchSize>} SizeResult */
