@@ -9,7 +9,7 @@ import {
   type RecallResult,
   SHARED_PROJECT,
 } from "@kxm/contract";
-import { averageLength, idf, indexedText, lengthNorm, termFrequencies, termWeight } from "./bm25.js";
+import { averageLength, idf, indexedText, lengthNorm, termWeight } from "./bm25.js";
 import { FirstFit, itemCost } from "./budget.js";
 import { isInert, isLive } from "./eligibility.js";
 import { SlotHeap, smallest } from "./heap.js";
@@ -64,6 +64,8 @@ export class PoolIndex {
   private capacity = 0;
   private flags = new Uint8Array(0);
   private kinds = new Uint8Array(0);
+  /** Document-frequency group of each slot: kind * 2, plus 1 when inert. */
+  private groups = new Uint8Array(0);
   private confidences = new Uint8Array(0);
   private authorities = new Uint8Array(0);
   private lengths = new Int32Array(0);
@@ -85,6 +87,8 @@ export class PoolIndex {
   private readonly costCounts = new Map<number, number>();
   private minCost = Number.POSITIVE_INFINITY;
   private deadCount = 0;
+  /** The longest live item ever indexed, in tokens: sizes the per-request cache of length norms. */
+  private maxLength = 0;
 
   private readonly compareStatic = (a: number, b: number): number => {
     const confidences = this.confidences;
@@ -207,17 +211,9 @@ export class PoolIndex {
     }
 
     const terms = queryTerms(resolved.task);
-    const touched = this.score(
-      terms,
-      documentCount,
-      totalLength,
-      (group) => (group & 1) === 0 && kindRank[group >>> 1]! !== -1,
-      (slot) => {
-        const slotFlags = flags[slot]!;
-        return marks[slot] === MARK_CONTRADICTION || (!(slotFlags & INERT) && kindRank[kinds[slot]!]! !== -1);
-      },
-      extraContradictions,
-    );
+    const eligibleGroups = new Uint8Array(GROUP_COUNT);
+    for (const kind of requested) eligibleGroups[KIND_SLOT[kind] * 2] = 1;
+    const touched = this.score(terms, documentCount, totalLength, eligibleGroups, extraContradictions);
 
     const matched: number[][] = [[], []];
     for (const slot of touched) {
@@ -328,14 +324,12 @@ export class PoolIndex {
       totalLength += this.groupLengths[kind * 2]! + this.groupLengths[kind * 2 + 1]!;
     }
     const inPool = (slot: number) => allowed[kinds[slot]!] === 1;
-    const touched = this.score(
-      queryTerms(resolved.query),
-      documentCount,
-      totalLength,
-      (group) => allowed[group >>> 1] === 1,
-      inPool,
-      [],
-    );
+    const eligibleGroups = new Uint8Array(GROUP_COUNT);
+    for (let kind = 0; kind < KIND_COUNT; kind += 1) {
+      eligibleGroups[kind * 2] = allowed[kind]!;
+      eligibleGroups[kind * 2 + 1] = allowed[kind]!;
+    }
+    const touched = this.score(queryTerms(resolved.query), documentCount, totalLength, eligibleGroups, []);
     // Phrase hits: scan in slot order (the order items sit in memory), then keep only the best `limit`.
     const marks = this.marks;
     const hitSlots: number[] = [];
@@ -360,30 +354,28 @@ export class PoolIndex {
 
   /**
    * Adds each term's BM25 weight to `this.scores` for every eligible slot that holds it, term by term in query
-   * order (so each slot's sum is formed in the same order as the plain scorer's). Document frequencies come from
-   * the per-group counts (`countsGroup`), plus eligible slots outside those groups (`extra`). Returns the slots
-   * touched.
+   * order (so each slot's sum is formed in the same order as the plain scorer's). A slot is eligible when its
+   * group is marked in `eligibleGroups` or it is an open contradiction; `extra` lists the contradictions outside
+   * those groups, which the per-group document frequencies do not count. Returns the slots touched.
    */
   private score(
     terms: readonly string[],
     documentCount: number,
     totalLength: number,
-    countsGroup: (group: number) => boolean,
-    eligible: (slot: number) => boolean,
+    eligibleGroups: Uint8Array,
     extra: readonly number[],
   ): number[] {
     const touched: number[] = [];
     const avgLength = averageLength(totalLength, documentCount);
-    const scores = this.scores;
-    const lengths = this.lengths;
-    // Every slot of one length shares its norm: compute it once per request and length.
-    const norms = new Map<number, number>();
+    const { scores, lengths, groups, marks } = this;
+    // Every slot of one length shares its norm (always > 0): computed once per request and length.
+    const norms = new Float64Array(this.maxLength + 1);
     for (const term of terms) {
       const posting = this.postings.get(term);
       if (posting === undefined) continue;
       let frequency = 0;
       for (let group = 0; group < GROUP_COUNT; group += 1) {
-        if (countsGroup(group)) frequency += posting.groupDf[group]!;
+        if (eligibleGroups[group] === 1) frequency += posting.groupDf[group]!;
       }
       for (const slot of extra) if (this.postings.holds(slot, term)) frequency += 1;
       if (frequency === 0) continue;
@@ -391,12 +383,12 @@ export class PoolIndex {
       const { slots, tfs, size } = posting;
       for (let i = 0; i < size; i += 1) {
         const slot = slots[i]!;
-        if (!eligible(slot)) continue;
+        if (eligibleGroups[groups[slot]!] !== 1 && marks[slot] !== MARK_CONTRADICTION) continue;
         const length = lengths[slot]!;
-        let norm = norms.get(length);
-        if (norm === undefined) {
+        let norm = norms[length]!;
+        if (norm === 0) {
           norm = lengthNorm(length, avgLength);
-          norms.set(length, norm);
+          norms[length] = norm;
         }
         if (scores[slot] === 0) touched.push(slot);
         scores[slot]! += termWeight(termIdf, tfs[i]!, norm);
@@ -418,7 +410,7 @@ export class PoolIndex {
   }
 
   private groupOf(slot: number): number {
-    return this.kinds[slot]! * 2 + (this.flags[slot]! & INERT ? 1 : 0);
+    return this.groups[slot]!;
   }
 
   private orderOf(slot: number): number[] {
@@ -448,6 +440,7 @@ export class PoolIndex {
     this.flags[slot] =
       (live ? LIVE : 0) | (isInert(item) ? INERT : 0) | (item.project === SHARED_PROJECT ? SHARED : 0);
     this.kinds[slot] = KIND_SLOT[item.kind];
+    this.groups[slot] = KIND_SLOT[item.kind] * 2 + (isInert(item) ? 1 : 0);
     this.confidences[slot] = confidenceRank(item.confidence);
     this.authorities[slot] = authorityRank(item.authority);
     this.times[slot] = itemTime(item);
@@ -461,12 +454,13 @@ export class PoolIndex {
     }
     const tokens = tokenize(indexedText(item));
     this.lengths[slot] = tokens.length;
+    if (tokens.length > this.maxLength) this.maxLength = tokens.length;
     // Reuse the summary itself when lowercasing changes nothing, so most items keep one copy of their text.
     const lowerSummary = item.summary.toLowerCase();
     this.lowerSummaries[slot] = lowerSummary === item.summary ? item.summary : lowerSummary;
     this.lowerStateKeys[slot] = item.stateKey?.toLowerCase();
     const group = this.groupOf(slot);
-    this.postings.add(slot, termFrequencies(tokens), group);
+    this.postings.add(slot, tokens, group);
     this.groupCounts[group]! += 1;
     this.groupLengths[group]! += tokens.length;
     if (!(this.flags[slot]! & INERT)) insertInto(this.orderOf(slot), slot, this.compareStatic, keepSorted);
@@ -486,6 +480,7 @@ export class PoolIndex {
     };
     this.flags = widen(this.flags, (n) => new Uint8Array(n));
     this.kinds = widen(this.kinds, (n) => new Uint8Array(n));
+    this.groups = widen(this.groups, (n) => new Uint8Array(n));
     this.confidences = widen(this.confidences, (n) => new Uint8Array(n));
     this.authorities = widen(this.authorities, (n) => new Uint8Array(n));
     this.lengths = widen(this.lengths, (n) => new Int32Array(n));

@@ -21,7 +21,9 @@ export class Postings {
   private readonly freeIds: number[] = [];
   /** Kept so that an emptied posting can be dropped from the dictionary. */
   private readonly termNames: (string | undefined)[] = [];
-  /** Per slot: its distinct term ids, ascending, and its position in each term's posting. */
+  /** Term counts of the item being added, indexed by term id; reset to zero after each add. */
+  private scratchCounts: Int32Array = new Int32Array(1024);
+  /** Per slot: its distinct term ids, and its position in each of those terms' postings. */
   private readonly slotTerms: (Int32Array | undefined)[] = [];
   private readonly slotPositions: (Int32Array | undefined)[] = [];
 
@@ -31,42 +33,39 @@ export class Postings {
     return id === undefined ? undefined : this.lists[id];
   }
 
-  /** The term ids a slot holds (ascending). */
-  termsOf(slot: number): Int32Array | undefined {
-    return this.slotTerms[slot];
-  }
-
   /** Whether a slot holds a term. */
   holds(slot: number, term: string): boolean {
     const id = this.ids.get(term);
     const terms = this.slotTerms[slot];
-    return id !== undefined && terms !== undefined && binarySearch(terms, id) >= 0;
+    return id !== undefined && terms !== undefined && terms.indexOf(id) !== -1;
   }
 
-  /** Adds a slot's term frequencies, counting it in `group`. */
-  add(slot: number, frequencies: ReadonlyMap<string, number>, group: number): void {
-    const ids = new Int32Array(frequencies.size);
-    const counts = new Int32Array(frequencies.size);
-    let i = 0;
-    for (const [term, count] of frequencies) {
-      ids[i] = this.intern(term);
-      counts[i] = count;
-      i += 1;
+  /**
+   * Adds a slot's tokens, counting it in `group`. Tokens are interned and counted in one pass through a reusable
+   * buffer, so no per-item map is built.
+   */
+  add(slot: number, tokens: readonly string[], group: number): void {
+    const counts = this.scratchCounts;
+    const seen: number[] = [];
+    for (const token of tokens) {
+      const id = this.intern(token);
+      if (id >= counts.length) this.scratchCounts = growInt32(counts, id + 1);
+      if (this.scratchCounts[id] === 0) seen.push(id);
+      this.scratchCounts[id]! += 1;
     }
-    const order = [...ids.keys()].sort((a, b) => ids[a]! - ids[b]!);
-    const terms = new Int32Array(order.length);
-    const positions = new Int32Array(order.length);
-    order.forEach((from, to) => {
-      const id = ids[from]!;
+    const terms = Int32Array.from(seen);
+    const positions = new Int32Array(seen.length);
+    for (let i = 0; i < seen.length; i += 1) {
+      const id = seen[i]!;
       const posting = this.lists[id]!;
       if (posting.size === posting.slots.length) grow(posting);
       posting.slots[posting.size] = slot;
-      posting.tfs[posting.size] = counts[from]!;
+      posting.tfs[posting.size] = this.scratchCounts[id]!;
       posting.groupDf[group]! += 1;
-      terms[to] = id;
-      positions[to] = posting.size;
+      positions[i] = posting.size;
       posting.size += 1;
-    });
+      this.scratchCounts[id] = 0;
+    }
     this.slotTerms[slot] = terms;
     this.slotPositions[slot] = positions;
   }
@@ -86,7 +85,8 @@ export class Postings {
       posting.tfs[at] = posting.tfs[last]!;
       posting.size = last;
       posting.groupDf[group]! -= 1;
-      if (moved !== slot) this.slotPositions[moved]![binarySearch(this.slotTerms[moved]!, id)] = at;
+      // An item holds tens of distinct terms: a scan finds this one faster than keeping them sorted would cost.
+      if (moved !== slot) this.slotPositions[moved]![this.slotTerms[moved]!.indexOf(id)] = at;
       if (posting.size === 0) this.release(id);
     }
     this.slotTerms[slot] = undefined;
@@ -126,15 +126,10 @@ function grow(posting: Posting): void {
   posting.tfs = tfs;
 }
 
-function binarySearch(sorted: Int32Array, value: number): number {
-  let low = 0;
-  let high = sorted.length - 1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    const at = sorted[mid]!;
-    if (at === value) return mid;
-    if (at < value) low = mid + 1;
-    else high = mid - 1;
-  }
-  return -1;
+function growInt32(old: Int32Array, size: number): Int32Array {
+  let capacity = old.length;
+  while (capacity < size) capacity *= 2;
+  const next = new Int32Array(capacity);
+  next.set(old);
+  return next;
 }
