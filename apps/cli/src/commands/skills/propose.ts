@@ -1,0 +1,34 @@
+import type { SkillMetadata } from "@kxm/memory-git";
+import { Args } from "@oclif/core";
+import { KxmCommand } from "../../base.js";
+
+export default class SkillsPropose extends KxmCommand {
+  static override summary = "Propose a skill folder (Agent Skills format) for review.";
+  static override description =
+    "Copies a folder holding SKILL.md (front matter with name and description) into " +
+    ".kxm/skills/candidates/<id>/ with metadata.json recording its content hash and the proposer. The id is the " +
+    "name's slug and the first 12 hex digits of the hash. A proposed skill is never delivered to an agent.";
+  static override examples = [
+    "<%= config.bin %> <%= command.id %> ./skills/release-checklist",
+    "KXM_ACTOR=agent-planner <%= config.bin %> <%= command.id %> ./skills/release-checklist --json",
+  ];
+  static override args = {
+    folder: Args.directory({
+      description: "The skill folder, holding SKILL.md",
+      required: true,
+      exists: true,
+    }),
+  };
+
+  async run(): Promise<SkillMetadata> {
+    const { args, flags } = await this.parse(SkillsPropose);
+    const root = await this.projectRoot(flags.cwd);
+    const { proposeSkill } = await import("@kxm/memory-git");
+    const metadata = await proposeSkill(root, args.folder, {
+      proposedBy: await this.actor(root),
+      now: new Date(),
+    });
+    this.say(`Proposed ${metadata.id} (by ${metadata.proposedBy})`);
+    return metadata;
+  }
+}

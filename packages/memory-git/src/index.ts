@@ -1,0 +1,45 @@
+// The public surface of @kxm/memory-git. Named exports only: adding a name here makes it public on purpose.
+export { renderBrief } from "./brief.js";
+export { type NoteOptions, noteCandidate } from "./candidates.js";
+export { projectPath, writeFileWhole } from "./files.js";
+export { checkTrackedClean, type GitCheck, type GitFileState, gitHeadCommit } from "./git.js";
+export { activeFacts, factToContextItem, loadMemory, memoryDir, validateMemory } from "./load.js";
+export {
+  checkMemoryFile,
+  formatMemoryProblem,
+  MEMORY_SCHEMA,
+  MEMORY_SCOPES,
+  type MemoryFact,
+  type MemoryProblem,
+  type MemoryScope,
+  parseMemoryFile,
+} from "./memory-file.js";
+export { computeMemoryRevision } from "./revision.js";
+export { findProjectRoot } from "./root.js";
+export { loadPromotedSkillItems, skillToContextItem } from "./skills/items.js";
+export {
+  normalizeSkillMarkdown,
+  parseSkillMarkdown,
+  type SkillFrontMatter,
+  skillContentSha256,
+  skillId,
+} from "./skills/skill-file.js";
+export {
+  listSkills,
+  promoteSkill,
+  proposeSkill,
+  rejectSkill,
+  type SkillMetadata,
+  type SkillStatus,
+  verifyPromotedSkills,
+  verifySkill,
+} from "./skills/store.js";
+export {
+  INSTRUCTION_FILES,
+  MEMORY_END,
+  MEMORY_START,
+  planSync,
+  renderMemoryBlock,
+  type SyncAction,
+  syncInstructionFiles,
+} from "./sync.js";

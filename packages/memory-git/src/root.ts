@@ -1,0 +1,39 @@
+import { stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { KxmError } from "@kxm/contract";
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The project root for `start`: the nearest folder, walking up, that holds `.kxm/` or `.git` (a `.git` file counts,
+ * for worktrees and submodules). Refused with `project_root_not_found` at the file system's root.
+ */
+export async function findProjectRoot(start: string): Promise<string> {
+  let current = resolve(start);
+  for (;;) {
+    if ((await isDirectory(join(current, ".kxm"))) || (await exists(join(current, ".git")))) return current;
+    const parent = dirname(current);
+    if (parent === current) {
+      throw new KxmError(
+        "project_root_not_found",
+        "no folder holding .kxm/ or .git above the current folder",
+      );
+    }
+    current = parent;
+  }
+}
