@@ -4,6 +4,7 @@
  */
 export const ERROR_CATALOGUE = {
   invalid_request: { status: 400, title: "The request does not match its schema" },
+  invalid_usage: { status: 400, title: "A command was called with a missing, unknown or invalid argument" },
   invalid_context_item: { status: 400, title: "A context item does not match its schema or lifecycle rules" },
   context_limits_exceeded: { status: 400, title: "A value is over one of KXM's limits" },
   context_authority_violation: {

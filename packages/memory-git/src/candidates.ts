@@ -27,12 +27,9 @@ async function exists(path: string): Promise<boolean> {
 
 function cleanText(field: string, value: string, max: number): string {
   const clean = redactSecrets(value.trim());
-  if (clean.length === 0) throw new KxmError("memory_invalid", `memory note ${field}: must not be empty`);
+  if (clean.length === 0) throw new KxmError("memory_invalid", `${field}: must not be empty`);
   if (clean.length > max) {
-    throw new KxmError(
-      "context_limits_exceeded",
-      `memory note ${field}: over ${max} characters after redaction`,
-    );
+    throw new KxmError("context_limits_exceeded", `${field}: over ${max} characters after redaction`);
   }
   return clean;
 }
@@ -77,7 +74,7 @@ export async function noteCandidate(
 ): Promise<{ id: string; file: string; created: boolean }> {
   const scope = options.scope ?? "project";
   if (!(MEMORY_SCOPES as readonly string[]).includes(scope)) {
-    throw new KxmError("memory_invalid", `memory note scope: must be one of ${MEMORY_SCOPES.join(", ")}`);
+    throw new KxmError("memory_invalid", `scope: must be one of ${MEMORY_SCOPES.join(", ")}`);
   }
   const kind = cleanText("kind", options.kind ?? "learning", 200);
   const summary = cleanText("summary", options.summary, LIMITS.summaryChars);

@@ -124,12 +124,12 @@ describe("noteCandidate", () => {
     const root = await tempRoot();
     expect(
       (await expectKxmRejection(noteCandidate(root, { summary: " \n " }), "memory_invalid")).message,
-    ).toBe("memory note summary: must not be empty");
+    ).toBe("summary: must not be empty");
     const long = await expectKxmRejection(
       noteCandidate(root, { summary: "x".repeat(4_001) }),
       "context_limits_exceeded",
     );
-    expect(long.message).toBe("memory note summary: over 4000 characters after redaction");
+    expect(long.message).toBe("summary: over 4000 characters after redaction");
     await expectKxmRejection(
       noteCandidate(root, { summary: "ok", scope: "team" as unknown as MemoryScope }),
       "memory_invalid",

@@ -10,7 +10,7 @@ export default class MemoryBrief extends KxmCommand {
   static override summary = "Print the active memory facts as agents see them.";
   static override description =
     "Prints the brief that the Claude Code SessionStart hook adds to a session: one line per active fact in " +
-    ".kxm/memory/, or 'No active project memory facts.'. A malformed memory file fails the command.";
+    ".kxm/memory/ (or says there is none). A malformed memory file fails the command.";
   static override examples = [
     "<%= config.bin %> <%= command.id %>",
     "<%= config.bin %> <%= command.id %> --json",

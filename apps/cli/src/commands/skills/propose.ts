@@ -1,6 +1,8 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import type { SkillMetadata } from "@kxm/memory-git";
 import { Args } from "@oclif/core";
-import { KxmCommand } from "../../base.js";
+import { KxmCommand, UsageError } from "../../base.js";
 
 export default class SkillsPropose extends KxmCommand {
   static override summary = "Propose a skill folder (Agent Skills format) for review.";
