@@ -37,11 +37,10 @@ export abstract class KxmCommand extends Command {
   }
 
   // Anything that goes wrong while reading the command line is a usage error, whatever oclif throws.
-  protected override async parse<
-    F extends FlagOutput,
-    B extends FlagOutput,
-    A extends ArgOutput,
-  >(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
+  protected override async parse<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
     try {
       return await super.parse(options, argv);
     } catch (error) {

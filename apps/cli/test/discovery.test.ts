@@ -85,3 +85,22 @@ describe("project-root discovery", () => {
     expect(await readdir(dir)).toEqual(["nested"]);
   });
 });
+
+describe("--cwd checks", () => {
+  test.concurrent("a --cwd that names no folder is a usage error", async () => {
+    const result = await kxm(["memory", "brief", "--cwd", "/no/such/folder"], { cwd: tempDir() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("--cwd: no folder at /no/such/folder\nSee: kxm memory brief --help\n");
+  });
+
+  test.concurrent("skills propose reads its folder relative to --cwd, not the current folder", async () => {
+    const root = await gitRepo();
+    await put(root, "skills/s/SKILL.md", "---\nname: s\ndescription: A skill\n---\nBody\n");
+    const result = await kxm(["skills", "propose", "skills/s", "--cwd", root, "--json"], {
+      cwd: tempDir(),
+      env: { KXM_ACTOR: "a" },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ name: "s", status: "proposed", proposedBy: "a" });
+  });
+});

@@ -15,18 +15,24 @@ export default class SkillsPropose extends KxmCommand {
     "KXM_ACTOR=agent-planner <%= config.bin %> <%= command.id %> ./skills/release-checklist --json",
   ];
   static override args = {
-    folder: Args.directory({
-      description: "The skill folder, holding SKILL.md",
+    folder: Args.string({
+      description: "The skill folder, holding SKILL.md (relative to --cwd)",
       required: true,
-      exists: true,
     }),
   };
 
   async run(): Promise<SkillMetadata> {
     const { args, flags } = await this.parse(SkillsPropose);
+    // The folder is read relative to --cwd, like everything else the command touches.
+    const folder = resolve(await this.workingFolder(flags.cwd), args.folder);
+    const isFolder = await stat(folder).then(
+      (info) => info.isDirectory(),
+      () => false,
+    );
+    if (!isFolder) throw new UsageError(`FOLDER: no folder at ${args.folder}`);
     const root = await this.projectRoot(flags.cwd);
     const { proposeSkill } = await import("@kxm/memory-git");
-    const metadata = await proposeSkill(root, args.folder, {
+    const metadata = await proposeSkill(root, folder, {
       proposedBy: await this.actor(root),
       now: new Date(),
     });
