@@ -37,6 +37,7 @@ export const ERROR_CATALOGUE = {
   },
   skill_unverified: { status: 409, title: "A skill's files do not match their recorded hashes" },
   git_unavailable: { status: 503, title: "git failed or did not answer in time" },
+  hub_unreachable: { status: 503, title: "The hub could not be reached" },
   not_found: { status: 404, title: "No such resource" },
   payload_too_large: { status: 413, title: "The request body is over 256 KiB" },
   rate_limited: { status: 429, title: "Too many requests for this credential" },

@@ -1,4 +1,11 @@
 // The public surface of @kxm/contract. Named exports only: adding a name here makes it public on purpose.
+export {
+  createHubClient,
+  type HubClient,
+  type HubClientOptions,
+  type RouteInput,
+  type RouteOutput,
+} from "./client.js";
 export { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode, isKxmError, KxmError } from "./errors.js";
 export { IdSchema, ProjectIdSchema, RefListSchema, RefSchema, TimestampSchema } from "./fields.js";
 export { type ContextItem, ContextItemSchema, type Provenance, ProvenanceSchema } from "./item.js";
@@ -35,6 +42,19 @@ export {
   roleForAgentId,
   rolePolicy,
 } from "./roles.js";
+export {
+  ExplanationSchema,
+  type Problem,
+  ProblemSchema,
+  type ProjectRecord,
+  ProjectSchema,
+  ROUTES,
+  type RouteAuth,
+  type RouteDefinition,
+  type RouteName,
+  type RunRecordWire,
+  RunSchema,
+} from "./routes.js";
 export { kxmErrorFromZod, parseOrThrow } from "./validation.js";
 export {
   AUTHORITIES,

@@ -1,0 +1,324 @@
+import { z } from "zod";
+import type { ErrorCode } from "./errors.js";
+import { IdSchema, ProjectIdSchema, RefListSchema, RefSchema, TimestampSchema } from "./fields.js";
+import { ContextItemSchema } from "./item.js";
+import { JournalEntrySchema } from "./journal.js";
+import { LIMITS } from "./limits.js";
+import { AssembledPacketSchema, RecallResultSchema } from "./packet.js";
+import { ContextRequestSchema, RecallRequestSchema } from "./request.js";
+import { AuthoritySchema, ConfidenceSchema, JournalCategorySchema } from "./vocabulary.js";
+
+/** An RFC 9457 problem document, as the hub answers every error. */
+export const ProblemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.int(),
+  code: z.string(),
+  detail: z.string(),
+});
+export type Problem = z.infer<typeof ProblemSchema>;
+
+const ProjectParams = z.strictObject({ project: ProjectIdSchema });
+const StateKeySchema = z.string().trim().min(1).max(LIMITS.stateKeyChars);
+const EvidenceRefsSchema = z
+  .array(RefSchema)
+  .min(LIMITS.minStateEvidenceRefs)
+  .max(LIMITS.maxStateEvidenceRefs);
+const ActorSchema = z.string().trim().min(1).max(LIMITS.idChars);
+
+export const ProjectSchema = z.object({
+  id: z.string(),
+  checkoutRoot: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type ProjectRecord = z.infer<typeof ProjectSchema>;
+
+export const RunSchema = z.object({
+  id: z.string(),
+  project: z.string(),
+  workflow: z.string(),
+  status: z.enum(["running", "succeeded", "failed", "cancelled"]),
+  startedAt: z.string(),
+  finishedAt: z.string().optional(),
+  failingStep: z.string().optional(),
+  lessons: z.array(z.string()).optional(),
+});
+export type RunRecordWire = z.infer<typeof RunSchema>;
+
+export const ExplanationSchema = z.object({
+  id: z.string(),
+  exists: z.boolean(),
+  item: z
+    .object({
+      id: z.string(),
+      kind: z.string(),
+      authority: z.string(),
+      confidence: z.string(),
+      sourceType: z.string(),
+      sourceRef: z.string().optional(),
+    })
+    .optional(),
+  lineage: z.array(
+    z.object({
+      id: z.string(),
+      exists: z.boolean(),
+      sourceType: z.string().optional(),
+      sourceRef: z.string().optional(),
+    }),
+  ),
+  lineageDepth: z.int(),
+  evidenceRefs: z.array(z.string()),
+});
+
+/** Who may call a route: nobody needs a credential, only the admin token, or the admin token or the project's key. */
+export type RouteAuth = "none" | "admin" | "project";
+
+/** One HTTP route as data: the hub registers it, the client calls it, the OpenAPI document describes it. */
+export interface RouteDefinition {
+  readonly method: "GET" | "POST" | "DELETE";
+  readonly path: string;
+  readonly summary: string;
+  readonly auth: RouteAuth;
+  readonly params?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  readonly body?: z.ZodType;
+  readonly status: 200 | 201;
+  readonly response: z.ZodType;
+  readonly errors: readonly ErrorCode[];
+}
+
+const AUTH_ERRORS = ["invalid_auth", "context_isolation_violation", "rate_limited"] as const;
+
+/** Every route of the hub's API, versioned under /v1. */
+export const ROUTES = {
+  health: {
+    method: "GET",
+    path: "/v1/health",
+    summary: "Liveness and version",
+    auth: "none",
+    status: 200,
+    response: z.object({ status: z.literal("ok"), version: z.string() }),
+    errors: [],
+  },
+  getContext: {
+    method: "POST",
+    path: "/v1/projects/:project/context",
+    summary: "Assemble a context packet for a role and task",
+    auth: "project",
+    params: ProjectParams,
+    body: ContextRequestSchema.omit({ project: true }),
+    status: 200,
+    response: AssembledPacketSchema,
+    errors: [...AUTH_ERRORS, "invalid_request", "context_limits_exceeded", "not_found"],
+  },
+  recall: {
+    method: "POST",
+    path: "/v1/projects/:project/recall",
+    summary: "Recall records by query (metadata only)",
+    auth: "project",
+    params: ProjectParams,
+    body: RecallRequestSchema.omit({ project: true }),
+    status: 200,
+    response: RecallResultSchema,
+    errors: [...AUTH_ERRORS, "invalid_request", "context_limits_exceeded", "not_found"],
+  },
+  proposeState: {
+    method: "POST",
+    path: "/v1/projects/:project/state/proposals",
+    summary: "Propose a value for a state key (origin follows the credential)",
+    auth: "project",
+    params: ProjectParams,
+    body: z.strictObject({
+      key: StateKeySchema,
+      summary: z.string(),
+      authority: AuthoritySchema,
+      confidence: ConfidenceSchema,
+      evidenceRefs: z.array(RefSchema).max(LIMITS.maxStateEvidenceRefs),
+      supersedes: RefListSchema.optional(),
+      proposedBy: ActorSchema.optional(),
+    }),
+    status: 201,
+    response: z.object({ proposalId: z.string() }),
+    errors: [
+      ...AUTH_ERRORS,
+      "invalid_request",
+      "invalid_state_proposal",
+      "context_authority_violation",
+      "state_proposer_mismatch",
+      "context_limits_exceeded",
+      "admin_auth_not_configured",
+      "not_found",
+    ],
+  },
+  promoteState: {
+    method: "POST",
+    path: "/v1/projects/:project/state/proposals/:proposalId/promote",
+    summary: "Promote a proposal with evidence (admin only)",
+    auth: "admin",
+    params: z.strictObject({ project: ProjectIdSchema, proposalId: IdSchema }),
+    body: z.strictObject({ evidenceRefs: EvidenceRefsSchema }),
+    status: 200,
+    response: z.object({ state: ContextItemSchema }),
+    errors: [
+      ...AUTH_ERRORS,
+      "admin_auth_not_configured",
+      "invalid_request",
+      "invalid_state_proposal",
+      "state_proposal_not_found",
+      "state_proposal_not_promotable",
+      "state_promotion_invalid",
+    ],
+  },
+  getState: {
+    method: "GET",
+    path: "/v1/projects/:project/state/:key",
+    summary: "The current value of a state key, now or as of a time",
+    auth: "project",
+    params: z.strictObject({ project: ProjectIdSchema, key: StateKeySchema }),
+    query: z.strictObject({ asOf: TimestampSchema.optional() }),
+    status: 200,
+    response: z.object({ state: ContextItemSchema }),
+    errors: [...AUTH_ERRORS, "invalid_request", "not_found", "state_contradiction"],
+  },
+  stateHistory: {
+    method: "GET",
+    path: "/v1/projects/:project/state/:key/history",
+    summary: "Every retained value and proposal of a state key",
+    auth: "project",
+    params: z.strictObject({ project: ProjectIdSchema, key: StateKeySchema }),
+    status: 200,
+    response: z.object({ items: z.array(ContextItemSchema) }),
+    errors: [...AUTH_ERRORS, "invalid_request", "not_found"],
+  },
+  contradictions: {
+    method: "GET",
+    path: "/v1/projects/:project/contradictions",
+    summary: "Open contradictions: competing state values or proposals, and contradiction journal entries",
+    auth: "project",
+    params: ProjectParams,
+    status: 200,
+    response: z.object({
+      state: z.array(z.object({ stateKey: z.string(), itemIds: z.array(z.string()) })),
+      journal: z.array(z.string()),
+    }),
+    errors: [...AUTH_ERRORS, "not_found"],
+  },
+  episodes: {
+    method: "GET",
+    path: "/v1/projects/:project/episodes",
+    summary: "Episodes of finished runs, newest first, paged",
+    auth: "project",
+    params: ProjectParams,
+    query: z.strictObject({
+      runId: IdSchema.optional(),
+      limit: z.coerce.number().int().min(1).max(50).optional(),
+      cursor: z.string().min(1).max(256).optional(),
+    }),
+    status: 200,
+    response: z.object({ items: z.array(ContextItemSchema), nextCursor: z.string().optional() }),
+    errors: [...AUTH_ERRORS, "invalid_request", "context_limits_exceeded", "not_found"],
+  },
+  explain: {
+    method: "GET",
+    path: "/v1/projects/:project/items/:itemId/explain",
+    summary: "Whether an item exists, its lineage, evidence and the source of each ancestor (admin only)",
+    auth: "admin",
+    params: z.strictObject({ project: ProjectIdSchema, itemId: IdSchema }),
+    status: 200,
+    response: ExplanationSchema,
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "not_found"],
+  },
+  startRun: {
+    method: "POST",
+    path: "/v1/projects/:project/runs",
+    summary: "Start a workflow run",
+    auth: "project",
+    params: ProjectParams,
+    body: z.strictObject({
+      workflow: z.string().trim().min(1).max(LIMITS.idChars),
+      runId: IdSchema.optional(),
+    }),
+    status: 201,
+    response: z.object({ run: RunSchema }),
+    errors: [...AUTH_ERRORS, "invalid_request", "not_found"],
+  },
+  finishRun: {
+    method: "POST",
+    path: "/v1/projects/:project/runs/:runId/finish",
+    summary: "Finish a run; it yields one episode item",
+    auth: "project",
+    params: z.strictObject({ project: ProjectIdSchema, runId: IdSchema }),
+    body: z.strictObject({
+      outcome: z.enum(["succeeded", "failed", "cancelled"]),
+      failingStep: z.string().trim().min(1).max(LIMITS.idChars).optional(),
+      lessons: z.array(z.string().trim().min(1).max(LIMITS.summaryChars)).max(LIMITS.maxRefs).optional(),
+    }),
+    status: 200,
+    response: z.object({ run: RunSchema, episode: ContextItemSchema }),
+    errors: [...AUTH_ERRORS, "invalid_request", "not_found"],
+  },
+  appendJournal: {
+    method: "POST",
+    path: "/v1/projects/:project/runs/:runId/journal",
+    summary: "Append a journal entry to a run",
+    auth: "project",
+    params: z.strictObject({ project: ProjectIdSchema, runId: IdSchema }),
+    body: z.strictObject({
+      category: JournalCategorySchema,
+      summary: z.string(),
+      stage: z.string().trim().min(1).max(LIMITS.roleChars).optional(),
+      evidenceRefs: RefListSchema.optional(),
+    }),
+    status: 201,
+    response: z.object({ entry: JournalEntrySchema }),
+    errors: [
+      ...AUTH_ERRORS,
+      "invalid_request",
+      "journal_evidence_required",
+      "context_limits_exceeded",
+      "not_found",
+    ],
+  },
+  createProject: {
+    method: "POST",
+    path: "/v1/projects",
+    summary: "Register a project and the checkout its memory and skills are read from (admin only)",
+    auth: "admin",
+    body: z.strictObject({ id: ProjectIdSchema, checkoutRoot: z.string().min(1).max(4096).optional() }),
+    status: 201,
+    response: z.object({ project: ProjectSchema }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request"],
+  },
+  listProjects: {
+    method: "GET",
+    path: "/v1/projects",
+    summary: "List projects (admin only)",
+    auth: "admin",
+    status: 200,
+    response: z.object({ projects: z.array(ProjectSchema) }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured"],
+  },
+  createAgentKey: {
+    method: "POST",
+    path: "/v1/projects/:project/agents",
+    summary: "Create an agent key for a project; the key is shown once (admin only)",
+    auth: "admin",
+    params: ProjectParams,
+    body: z.strictObject({ agentId: IdSchema }),
+    status: 201,
+    response: z.object({ project: z.string(), agentId: z.string(), key: z.string() }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+  },
+  revokeAgentKey: {
+    method: "DELETE",
+    path: "/v1/projects/:project/agents/:agentId",
+    summary: "Revoke an agent key (admin only)",
+    auth: "admin",
+    params: z.strictObject({ project: ProjectIdSchema, agentId: IdSchema }),
+    status: 200,
+    response: z.object({ revoked: z.boolean() }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "not_found"],
+  },
+} as const satisfies Record<string, RouteDefinition>;
+
+export type RouteName = keyof typeof ROUTES;
