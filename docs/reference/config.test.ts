@@ -4,7 +4,7 @@ import { expect, test } from "vitest";
 
 const doc = readFileSync(new URL("config.md", import.meta.url), "utf8");
 const documented = new Set([...doc.matchAll(/^### (\w+)/gm)].map((match) => match[1]));
-const envModules = ["../../apps/cli/src/env.ts"];
+const envModules = ["../../apps/cli/src/env.ts", "../../apps/hub/src/env.ts"];
 
 test.each(envModules)("every variable %s reads is documented", (module) => {
   const source = readFileSync(new URL(module, import.meta.url), "utf8");

@@ -1,26 +1,48 @@
 import { z } from "zod";
 
+/** Where the hub listens unless KXM_HUB_URL or --hub says otherwise. */
+export const DEFAULT_HUB_URL = "http://127.0.0.1:7420";
+
+/** An http or https URL with a host (a base URL for the hub). */
+export function isHubUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+}
+
 // Every environment variable the CLI reads, validated in one place.
 const EnvSchema = z.object({
   /** Who the CLI acts as when it records a proposer, promoter or rejector; overrides git's user.email. */
   KXM_ACTOR: z.string().trim().min(1).max(128).optional(),
   /** Print stack traces of unexpected failures. */
   KXM_DEBUG: z.enum(["0", "1", "false", "true"]).optional(),
+  /** The hub's admin token, sent by `kxm context` and `kxm hub` commands as a Bearer token. */
+  KXM_AUTH_TOKEN: z.string().min(1).max(4096).optional(),
+  /** The hub's base URL for `kxm context` and `kxm hub` commands (`--hub` overrides it). */
+  KXM_HUB_URL: z.string().refine(isHubUrl).default(DEFAULT_HUB_URL),
 });
 
 export type CliEnv = z.infer<typeof EnvSchema>;
+
+const RULES: Record<string, string> = {
+  KXM_ACTOR: "must be 1 to 128 characters, not only white space",
+  KXM_DEBUG: "must be 1 or 0",
+  KXM_AUTH_TOKEN: "must be at most 4,096 characters",
+  KXM_HUB_URL: "must be an http:// or https:// URL, such as http://127.0.0.1:7420",
+};
 
 /** The validated environment, or the one-line problem with it (naming the variable, never its value). */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): { env: CliEnv } | { problem: string } {
   const result = EnvSchema.safeParse({
     KXM_ACTOR: source.KXM_ACTOR || undefined,
     KXM_DEBUG: source.KXM_DEBUG || undefined,
+    KXM_AUTH_TOKEN: source.KXM_AUTH_TOKEN || undefined,
+    KXM_HUB_URL: source.KXM_HUB_URL || undefined,
   });
   if (result.success) return { env: result.data };
   const issue = result.error.issues[0]!;
   const name = String(issue.path[0]);
-  const rule = name === "KXM_DEBUG" ? "must be 1 or 0" : "must be 1 to 128 characters, not only white space";
-  return { problem: `environment variable ${name} ${rule}` };
+  return { problem: `environment variable ${name} ${RULES[name] ?? "is invalid"}` };
 }
 
 /** Whether stack traces of unexpected failures are wanted; false when the environment itself is invalid. */

@@ -17,6 +17,18 @@ export const MANIFEST = join(CLI_DIR, "oclif.manifest.json");
 
 /** Every command the CLI ships, as oclif ids. */
 export const COMMAND_IDS = [
+  "context:episode",
+  "context:explain",
+  "context:get",
+  "context:promote",
+  "context:propose",
+  "context:recall",
+  "context:state",
+  "hub:agents:add",
+  "hub:agents:revoke",
+  "hub:projects:add",
+  "hub:projects:list",
+  "hub:serve",
   "memory:brief",
   "memory:note",
   "memory:revision",

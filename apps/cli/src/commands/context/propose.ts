@@ -1,0 +1,71 @@
+import { AUTHORITIES, type Authority, CONFIDENCES, type Confidence } from "@kxm/contract";
+import { Args, Flags } from "@oclif/core";
+import { KxmCommand } from "../../base.js";
+import { connectHub, hubFlag } from "../../hub-client.js";
+
+export default class ContextPropose extends KxmCommand {
+  static override summary = "Propose a value for a temporal state key.";
+  static override description =
+    "Records a proposal for KEY with its evidence. Made with the admin token, the proposal is human origin " +
+    "(it may claim up to policy authority) and its author is kxm-admin, so kxm context promote, which also acts " +
+    "as kxm-admin, cannot promote it: the author may not promote their own proposal. Agents propose through " +
+    "their own key instead (peer origin, at most evidence authority). A proposal is inert until promoted. " +
+    "--json prints the hub's answer, {proposalId}.";
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> demo --key release.branch --summary "Releases are cut from the main branch" --authority evidence --confidence verified --evidence pr:12',
+    '<%= config.bin %> <%= command.id %> demo --key deploy.window --summary "Deploys run Tuesday to Thursday" --authority policy --confidence verified --evidence doc:release-policy --evidence review:ops-3 --json',
+  ];
+  static override args = {
+    project: Args.string({ description: "The project id, such as demo", required: true }),
+  };
+  static override flags = {
+    key: Flags.string({
+      description: "The state key, such as release.branch (at most 200 characters)",
+      required: true,
+    }),
+    summary: Flags.string({
+      description: "The proposed value, in one sentence (at most 4,000 characters)",
+      required: true,
+    }),
+    authority: Flags.string({
+      description: "The authority it claims",
+      options: [...AUTHORITIES],
+      required: true,
+    }),
+    confidence: Flags.string({
+      description: "How sure the evidence makes it",
+      options: [...CONFIDENCES],
+      required: true,
+    }),
+    evidence: Flags.string({
+      description: "An evidence reference such as pr:12 (1 to 32; repeat the flag)",
+      multiple: true,
+      multipleNonGreedy: true,
+      required: true,
+    }),
+    supersedes: Flags.string({
+      description: "The id of an item this value replaces (repeat the flag for more)",
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
+    hub: hubFlag,
+  };
+
+  async run(): Promise<{ proposalId: string }> {
+    const { args, flags } = await this.parse(ContextPropose);
+    const { client } = connectHub(flags.hub);
+    const answer = await client.proposeState({
+      params: { project: args.project },
+      body: {
+        key: flags.key,
+        summary: flags.summary,
+        authority: flags.authority as Authority,
+        confidence: flags.confidence as Confidence,
+        evidenceRefs: flags.evidence,
+        ...(flags.supersedes === undefined ? {} : { supersedes: flags.supersedes }),
+      },
+    });
+    this.say(`Proposed ${answer.proposalId} for ${flags.key}`);
+    return answer;
+  }
+}

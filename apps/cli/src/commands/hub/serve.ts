@@ -1,0 +1,99 @@
+import { resolve } from "node:path";
+import { isKxmError, KxmError } from "@kxm/contract";
+import { Flags } from "@oclif/core";
+import { KxmCommand, UsageError } from "../../base.js";
+
+export default class HubServe extends KxmCommand {
+  static override summary = "Run the hub until SIGINT or SIGTERM.";
+  static override description =
+    "Starts the hub, prints the URL it listens on, and serves until it receives SIGINT (Ctrl-C) or SIGTERM, then " +
+    "stops taking requests, lets those in flight finish, closes the database and exits 0. The environment " +
+    "configures it (KXM_AUTH_TOKEN, KXM_DB_PATH, KXM_HOST, KXM_PORT, KXM_RETENTION_DAYS, KXM_LOG_LEVEL, " +
+    "KXM_RATE_LIMIT); --host, --port and --db override their variables. A relative database path is resolved " +
+    "against --cwd (or the current folder). Without KXM_AUTH_TOKEN every admin route answers 503 " +
+    "admin_auth_not_configured. The hub's JSON log lines go to stderr; with --json, stdout holds only {url}.";
+  static override examples = [
+    "<%= config.bin %> <%= command.id %>",
+    "KXM_AUTH_TOKEN=$(cat ~/.kxm-admin-token) <%= config.bin %> <%= command.id %> --port 7420 --db .kxm/state/kxm.db",
+    "<%= config.bin %> <%= command.id %> --host 0.0.0.0 --port 0 --json",
+  ];
+  static override flags = {
+    host: Flags.string({ description: "The address to listen on (default: KXM_HOST, else 127.0.0.1)" }),
+    port: Flags.integer({
+      description: "The TCP port; 0 picks a free one (default: KXM_PORT, else 7420)",
+      min: 0,
+      max: 65_535,
+    }),
+    db: Flags.string({
+      description: "The SQLite database file (default: KXM_DB_PATH, else .kxm/state/kxm.db)",
+      helpValue: "<file>",
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(HubServe);
+    const folder = await this.workingFolder(flags.cwd);
+    const { readHubEnv, serveHub } = await import("@kxm/hub");
+    let env: ReturnType<typeof readHubEnv>;
+    try {
+      env = readHubEnv(process.env, folder);
+    } catch (error) {
+      if (isKxmError(error) && error.code === "invalid_usage") throw new UsageError(error.message);
+      throw error;
+    }
+    env = {
+      ...env,
+      ...(flags.host === undefined ? {} : { host: flags.host }),
+      ...(flags.port === undefined ? {} : { port: flags.port }),
+      ...(flags.db === undefined ? {} : { dbPath: resolve(folder, flags.db) }),
+    };
+    // The hub's JSON log lines go to stderr, so stdout holds only what this command prints.
+    const { pino } = await import("pino");
+    const logger = pino({ level: env.logLevel }, pino.destination({ dest: 2, sync: true }));
+    const stopped = stopSignal();
+    let hub: Awaited<ReturnType<typeof serveHub>>;
+    try {
+      hub = await serveHub({ env, logger, handleSignals: false });
+    } catch (error) {
+      throw listenError(error, env.host, env.port);
+    }
+    if (this.jsonEnabled()) this.logJson({ url: hub.url });
+    else {
+      this.log(`kxm hub listening on ${hub.url} (database ${env.dbPath})`);
+      if (env.authToken === undefined) {
+        process.stderr.write(
+          "warning: KXM_AUTH_TOKEN is unset, so every admin route answers 503 admin_auth_not_configured\n",
+        );
+      }
+    }
+    const signal = await stopped;
+    await hub.close();
+    this.say(`kxm hub stopped (${signal})`);
+  }
+}
+
+/** Resolves with the first SIGINT or SIGTERM; a second one while stopping exits at once with 130 or 143. */
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((done) => {
+    let received = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (received) process.exit(signal === "SIGINT" ? 130 : 143);
+      received = true;
+      done(signal);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}
+
+/** A port in use or an address that cannot be bound is an expected failure, not a bug. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const where = `${host}:${port}`;
+  if (code === "EADDRINUSE")
+    return new KxmError("hub_unreachable", `cannot listen on ${where}: the port is in use`);
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EACCES") {
+    return new KxmError("hub_unreachable", `cannot listen on ${where}: ${code}`);
+  }
+  return error;
+}

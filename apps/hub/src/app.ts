@@ -1,0 +1,259 @@
+import { readFile } from "node:fs/promises";
+import rateLimit from "@fastify/rate-limit";
+import swagger from "@fastify/swagger";
+import {
+  ERROR_CATALOGUE,
+  type ErrorCode,
+  KxmError,
+  ProblemSchema,
+  ROUTES,
+  type RouteDefinition,
+  type RouteName,
+} from "@kxm/contract";
+import { DEFAULT_RETENTION_DAYS, type KxmStore, type PurgeCounts } from "@kxm/state-store";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  LogController,
+} from "fastify";
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import type { Logger, LoggerOptions } from "pino";
+import { AdminToken, authorize, type Caller, credentialDigest, presentedCredential } from "./auth.js";
+import { createHubLogger, describeError } from "./logging.js";
+import { classifyError, INTERNAL_ERROR, routeOf, sendProblem } from "./problems.js";
+import { HANDLERS } from "./routes/index.js";
+import type { RouteHandler } from "./routes/types.js";
+import { HubServices } from "./services.js";
+
+/** The largest request body the hub reads: 256 KiB. */
+export const BODY_LIMIT_BYTES = 262_144;
+
+/** The default rate limit: 600 requests a minute per credential. */
+export const DEFAULT_RATE_LIMIT = { max: 600, timeWindowMs: 60_000 } as const;
+
+/** Retention when none is given: superseded state, closed proposals and terminal runs are kept 90 days. */
+export { DEFAULT_RETENTION_DAYS };
+
+export interface HubOptions {
+  /** The open store. The hub never closes it: whoever opened it does (see `serveHub`). */
+  readonly store: KxmStore;
+  /** The admin (control-plane) token. Without one, every admin route answers 503 `admin_auth_not_configured`. */
+  readonly adminToken?: string;
+  /** The clock (default: the system clock). Every stored time and every `asOf` default comes from it. */
+  readonly now?: () => Date;
+  /** A pino logger, pino options, or `false` for none (default: pino at `info` on stdout). */
+  readonly logger?: Logger | LoggerOptions | false;
+  /** Requests per window per credential (by the SHA-256 of the presented credential; by address without one). */
+  readonly rateLimit?: { readonly max: number; readonly timeWindowMs: number };
+  /** Days a superseded or closed record is kept before `purgeExpired` removes it (default 90). */
+  readonly retentionDays?: number;
+  /** The version `GET /v1/health` reports (default: this package's version). */
+  readonly version?: string;
+}
+
+/** Route table entries by `<METHOD> <path pattern>`, to find a request's entry from its route. */
+const ROUTE_BY_PATTERN = new Map<string, RouteDefinition>(
+  Object.values(ROUTES).map((route: RouteDefinition) => [`${route.method} ${route.path}`, route]),
+);
+
+const SERVICES = new WeakMap<FastifyInstance, HubServices>();
+const CALLERS = new WeakMap<FastifyRequest, Caller>();
+const ERROR_CODES_SENT = new WeakMap<FastifyRequest, ErrorCode>();
+
+async function packageVersion(): Promise<string> {
+  try {
+    const manifest = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8"));
+    return typeof manifest.version === "string" ? manifest.version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/** The OpenAPI description of a route's failures: one entry per status, naming its codes. */
+function errorResponses(route: RouteDefinition): Record<number, unknown> {
+  const byStatus = new Map<number, string[]>();
+  for (const code of [...route.errors, "internal_error" as const]) {
+    const status = ERROR_CATALOGUE[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<number, unknown> = {};
+  for (const [status, codes] of byStatus) {
+    responses[status] = {
+      description: codes.map((code) => `\`${code}\``).join(", "),
+      content: { "application/problem+json": { schema: ProblemSchema } },
+    };
+  }
+  return responses;
+}
+
+function rateLimitKey(request: FastifyRequest): string {
+  const credential = presentedCredential(request);
+  if (credential === undefined) return `address:${request.ip}`;
+  return `credential:${credentialDigest(credential)}`;
+}
+
+/**
+ * Builds the hub: every route of the contract's `ROUTES` table under `/v1`, the OpenAPI document at
+ * `GET /openapi.json`, auth, problem+json errors, rate limiting and logs that never carry request content. It does
+ * not listen (see `serveHub`), and it does not open or close the store.
+ */
+export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
+  if (options.adminToken !== undefined && options.adminToken.length === 0) {
+    throw new KxmError(
+      "invalid_usage",
+      "the admin token must not be empty; leave it unset to run without one",
+    );
+  }
+  const logger = createHubLogger(options.logger);
+  const app = Fastify({
+    ...(logger === undefined ? {} : { loggerInstance: logger }),
+    // Fastify's own request lines carry the URL (and so the query string); the hub logs its own line instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // A state key is up to 200 characters, so up to 1,800 bytes once percent-encoded.
+    routerOptions: { maxParamLength: 2_048 },
+    // Errors the router meets before any route (a malformed URL, a path segment over that length) are answered
+    // like every other error: a problem document that does not repeat the URL.
+    frameworkErrors: (error, request, reply) => {
+      const known = classifyError(error) ?? INTERNAL_ERROR();
+      ERROR_CODES_SENT.set(request, known.code);
+      return sendProblem(reply, known);
+    },
+    exposeHeadRoutes: false,
+    // While closing, requests already on open connections are still answered normally (and as problem+json),
+    // rather than with Fastify's own 503 body; the store closes only after the server has.
+    return503OnClosing: false,
+  }) as unknown as FastifyInstance;
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const version = options.version ?? (await packageVersion());
+  const hub = new HubServices(
+    options.store,
+    app.log as FastifyBaseLogger,
+    options.now ?? (() => new Date()),
+    options.adminToken === undefined ? undefined : new AdminToken(options.adminToken),
+    options.retentionDays ?? DEFAULT_RETENTION_DAYS,
+    version,
+  );
+  SERVICES.set(app, hub);
+
+  app.setErrorHandler((error, request, reply) => {
+    const known = classifyError(error, ROUTE_BY_PATTERN.get(`${request.method} ${routeOf(request)}`));
+    if (known === undefined || known.code === "internal_error") {
+      // The type, code and stack frames, never the message (pino would also copy an `err`'s message to `msg`).
+      request.log.error({ event: "internal_error", route: routeOf(request), error: describeError(error) });
+      ERROR_CODES_SENT.set(request, "internal_error");
+      return sendProblem(reply, INTERNAL_ERROR());
+    }
+    ERROR_CODES_SENT.set(request, known.code);
+    return sendProblem(reply, known);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    ERROR_CODES_SENT.set(request, "not_found");
+    return sendProblem(reply, new KxmError("not_found", "no such route"));
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    const caller = CALLERS.get(request);
+    const code = ERROR_CODES_SENT.get(request);
+    request.log.info({
+      event: "request",
+      method: request.method,
+      route: routeOf(request),
+      status: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      ...(caller === undefined ? {} : { caller: caller.kind }),
+      ...(caller?.kind === "agent" ? { agentId: caller.agentId } : {}),
+      ...(code === undefined ? {} : { code }),
+    });
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "KXM hub",
+        version,
+        description:
+          "Deterministic context and memory for AI coding agents. Errors are application/problem+json.",
+      },
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: "http",
+            scheme: "bearer",
+            description: "The admin token (KXM_AUTH_TOKEN) or a project's agent key",
+          },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  const limit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+  await app.register(rateLimit, {
+    max: limit.max,
+    timeWindow: limit.timeWindowMs,
+    keyGenerator: rateLimitKey,
+    errorResponseBuilder: () =>
+      new KxmError("rate_limited", "too many requests for this credential; retry later"),
+  });
+
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  for (const name of Object.keys(ROUTES) as RouteName[]) {
+    const route: RouteDefinition = ROUTES[name];
+    const handler = HANDLERS[name] as RouteHandler<RouteName>;
+    app.route({
+      method: route.method,
+      url: route.path,
+      schema: {
+        operationId: name,
+        summary: route.summary,
+        description: `Auth: ${route.auth}. Error codes: ${route.errors.join(", ") || "none"}.`,
+        tags: [route.auth === "admin" ? "admin" : route.auth === "project" ? "project" : "public"],
+        ...(route.auth === "none" ? {} : { security: [{ bearer: [] }] }),
+        ...(route.params === undefined ? {} : { params: route.params }),
+        ...(route.query === undefined ? {} : { querystring: route.query }),
+        ...(route.body === undefined ? {} : { body: route.body }),
+        response: { [route.status]: route.response, ...errorResponses(route) },
+      },
+      // Authentication runs before the body is read (and after rate limiting, an onRequest hook), so an
+      // unauthenticated caller never gets its body parsed or validated.
+      preParsing: async (request, _reply, payload) => {
+        const project = (request.params as { project?: unknown }).project;
+        const caller = await authorize(
+          route,
+          presentedCredential(request),
+          typeof project === "string" ? project : undefined,
+          hub.admin,
+          hub.store,
+        );
+        if (caller !== undefined) CALLERS.set(request, caller);
+        return payload;
+      },
+      handler: async (request, reply) => {
+        const result = await handler({
+          params: request.params,
+          query: request.query,
+          body: request.body,
+          caller: CALLERS.get(request),
+          log: request.log,
+          hub,
+        } as Parameters<RouteHandler<RouteName>>[0]);
+        return reply.code(route.status).send(result);
+      },
+    });
+  }
+  return app;
+}
+
+/**
+ * Purges records retention no longer keeps (`retentionDays` after they ended, at the hub's `now`) and rebuilds the
+ * pools held in memory. `serveHub` calls it on start and hourly.
+ */
+export async function purgeExpired(app: FastifyInstance): Promise<PurgeCounts> {
+  const hub = SERVICES.get(app);
+  if (hub === undefined) throw new KxmError("invalid_usage", "purgeExpired needs an app made by buildHub");
+  return hub.purge();
+}

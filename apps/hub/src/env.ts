@@ -1,0 +1,90 @@
+import { isAbsolute, resolve } from "node:path";
+import { KxmError } from "@kxm/contract";
+import { DEFAULT_RETENTION_DAYS } from "@kxm/state-store";
+import { z } from "zod";
+
+/** Where the hub keeps its database when `KXM_DB_PATH` is unset, relative to the working folder. */
+export const DEFAULT_DB_PATH = ".kxm/state/kxm.db";
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.int().min(min).max(max));
+
+// Every environment variable the hub reads, validated in one place. Keys are the variable names.
+const EnvSchema = z.object({
+  /** The admin (control-plane) token. Unset: every admin route answers 503 admin_auth_not_configured. */
+  KXM_AUTH_TOKEN: z.string().min(16).max(4096).optional(),
+  /** The SQLite database file. */
+  KXM_DB_PATH: z.string().min(1).max(4096).default(DEFAULT_DB_PATH),
+  /** The address to listen on; loopback unless you mean otherwise. */
+  KXM_HOST: z.string().trim().min(1).max(255).default("127.0.0.1"),
+  /** The TCP port; 0 picks any free port. */
+  KXM_PORT: integer(0, 65_535).default(7420),
+  /** Days superseded state, closed proposals and terminal runs are kept. */
+  KXM_RETENTION_DAYS: integer(1, 36_500).default(DEFAULT_RETENTION_DAYS),
+  /** The log level. */
+  KXM_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  /** Requests per minute per credential (or per address without one). */
+  KXM_RATE_LIMIT: integer(1, 1_000_000).default(600),
+});
+
+const RULES: Readonly<Record<keyof z.input<typeof EnvSchema>, string>> = {
+  KXM_AUTH_TOKEN: "must be 16 to 4096 characters",
+  KXM_DB_PATH: "must be a file path",
+  KXM_HOST: "must be a host name or address",
+  KXM_PORT: "must be a whole number from 0 to 65535",
+  KXM_RETENTION_DAYS: "must be a whole number of days from 1 to 36500",
+  KXM_LOG_LEVEL: `must be one of ${LOG_LEVELS.join(", ")}`,
+  KXM_RATE_LIMIT: "must be a whole number of requests per minute from 1 to 1000000",
+};
+
+/** The hub's validated configuration. */
+export interface HubEnv {
+  /** The admin token, or undefined when none is configured. */
+  readonly authToken: string | undefined;
+  /** The database file, absolute. */
+  readonly dbPath: string;
+  readonly host: string;
+  readonly port: number;
+  readonly retentionDays: number;
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+  /** Requests per minute per credential. */
+  readonly rateLimit: number;
+}
+
+/**
+ * Reads and validates the hub's environment. An empty variable counts as unset. A relative `KXM_DB_PATH` is
+ * resolved against `cwd`. An invalid value throws `invalid_usage` naming the variable and the rule, never the
+ * value (it may be a token).
+ */
+export function readHubEnv(
+  source: Readonly<Record<string, string | undefined>> = process.env,
+  cwd: string = process.cwd(),
+): HubEnv {
+  const raw: Record<string, string | undefined> = {};
+  for (const name of Object.keys(RULES)) {
+    const value = source[name];
+    raw[name] = value === undefined || value === "" ? undefined : value;
+  }
+  const result = EnvSchema.safeParse(raw);
+  if (!result.success) {
+    const name = String(result.error.issues[0]?.path[0] ?? "KXM_*") as keyof typeof RULES;
+    throw new KxmError("invalid_usage", `environment variable ${name} ${RULES[name] ?? "is invalid"}`);
+  }
+  const env = result.data;
+  return {
+    authToken: env.KXM_AUTH_TOKEN,
+    dbPath: isAbsolute(env.KXM_DB_PATH) ? env.KXM_DB_PATH : resolve(cwd, env.KXM_DB_PATH),
+    host: env.KXM_HOST,
+    port: env.KXM_PORT,
+    retentionDays: env.KXM_RETENTION_DAYS,
+    logLevel: env.KXM_LOG_LEVEL,
+    rateLimit: env.KXM_RATE_LIMIT,
+  };
+}

@@ -1,0 +1,321 @@
+import { PoolIndex } from "@kxm/arbiter";
+import {
+  type ContextItem,
+  DEFAULT_ROLE_POLICY,
+  isKxmError,
+  JOURNAL_CATEGORIES,
+  type JournalCategory,
+  type JournalEntry,
+  NAMED_ROLES,
+  ROLE_POLICIES,
+  rolePolicy,
+} from "@kxm/contract";
+import {
+  activeFacts,
+  computeMemoryRevision,
+  factToContextItem,
+  loadPromotedSkillItems,
+} from "@kxm/memory-git";
+import { journalEntryToItem } from "@kxm/provenance";
+import type { KxmStore, Project } from "@kxm/state-store";
+import type { FastifyBaseLogger } from "fastify";
+import { describeError } from "./logging.js";
+
+/** The key of a set of journal categories: the categories in catalogue order, comma-separated. */
+function categoryKey(categories: Iterable<JournalCategory>): string {
+  const set = new Set(categories);
+  return JOURNAL_CATEGORIES.filter((category) => set.has(category)).join(",");
+}
+
+/** The index every category goes into: recall and explain read the whole pool. */
+const ALL = categoryKey(JOURNAL_CATEGORIES);
+
+/** One index per distinct journal-category set of the role policies (the five roles and the default), plus ALL. */
+const INDEX_KEYS: readonly string[] = [
+  ...new Set([
+    ...NAMED_ROLES.map((role) => categoryKey(ROLE_POLICIES[role].journalCategories)),
+    categoryKey(DEFAULT_ROLE_POLICY.journalCategories),
+    ALL,
+  ]),
+];
+
+interface JournalRecord {
+  readonly entry: JournalEntry;
+  readonly item: ContextItem;
+}
+
+interface IndexSlot {
+  readonly categories: ReadonlySet<string>;
+  readonly index: PoolIndex;
+}
+
+/** A change to a project's records, applied to its indexes as soon as the store acknowledges it. */
+export type PoolChange =
+  | { readonly kind: "items"; readonly items: readonly ContextItem[] }
+  | { readonly kind: "journal"; readonly entry: JournalEntry };
+
+/** Authored memory and promoted skills of one checkout, at one memory revision. */
+interface Authored {
+  readonly revision: string | undefined;
+  readonly items: readonly ContextItem[];
+}
+
+/**
+ * One project's pool, kept in memory and up to date: its stored items (superseded and rejected ones too, until
+ * retention purges them), its retained journal entries as items,
+ * and the authored memory and verified promoted skills of its own checkout. Each index holds the base items (store
+ * and authored) plus the journal items of its categories, so a packet is assembled from an index that is never
+ * rebuilt per request.
+ */
+export class ProjectPool {
+  private readonly storeItems = new Map<string, ContextItem>();
+  private readonly journal = new Map<string, JournalRecord>();
+  private authored: Authored = { revision: undefined, items: [] };
+  private readonly slots = new Map<string, IndexSlot>();
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    readonly project: Project,
+    storeItems: readonly ContextItem[],
+    journal: readonly JournalRecord[],
+    authored: Authored,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    for (const item of storeItems) this.storeItems.set(item.id, item);
+    for (const record of journal) this.journal.set(record.item.id, record);
+    this.authored = authored;
+    for (const key of INDEX_KEYS) {
+      const categories = new Set(key.split(","));
+      const items = new Map<string, ContextItem>();
+      for (const item of this.baseItems()) items.set(item.id, item);
+      for (const { entry, item } of this.journal.values()) {
+        if (categories.has(entry.category)) items.set(item.id, item);
+      }
+      this.slots.set(key, { categories, index: new PoolIndex(items.values()) });
+    }
+  }
+
+  /** Store items and authored memory and skills: the part of the pool every role reads. */
+  baseItems(): ContextItem[] {
+    const byId = new Map<string, ContextItem>();
+    for (const item of this.authored.items) byId.set(item.id, item);
+    for (const item of this.storeItems.values()) byId.set(item.id, item);
+    return [...byId.values()];
+  }
+
+  /** Journal records in entry order (creation time, then id). */
+  journalRecords(): JournalRecord[] {
+    return [...this.journal.values()];
+  }
+
+  /** The journal items of the categories a role reads, optionally only those of one run and one stage. */
+  journalItems(categories: readonly JournalCategory[], filter: { runId?: string; stage?: string } = {}) {
+    const wanted = new Set<string>(categories);
+    return this.journalRecords()
+      .filter(({ entry }) => wanted.has(entry.category))
+      .filter(({ entry }) => filter.runId === undefined || entry.runId === filter.runId)
+      .filter(({ entry }) => filter.stage === undefined || entry.stage === filter.stage)
+      .map(({ item }) => item);
+  }
+
+  /** Ids of the journal items of category `contradiction`. */
+  contradictionJournalIds(): string[] {
+    return this.journalRecords()
+      .filter(({ entry }) => entry.category === "contradiction")
+      .map(({ item }) => item.id);
+  }
+
+  /** The index serving a role's packets. */
+  indexForRole(role: string): PoolIndex {
+    return this.slots.get(categoryKey(rolePolicy(role).journalCategories))!.index;
+  }
+
+  /** The index holding the whole pool: every journal category, authored memory and skills. */
+  wholeIndex(): PoolIndex {
+    return this.slots.get(ALL)!.index;
+  }
+
+  /** Applies an acknowledged write to every index it affects. */
+  apply(change: PoolChange): void {
+    if (change.kind === "items") {
+      for (const item of change.items) {
+        if (item.project !== this.project.id) continue;
+        // Superseded and rejected items stay until retention purges them: the index counts them as
+        // `excludedSuperseded`, exactly as the plain assembly over the store's items does.
+        this.storeItems.set(item.id, item);
+        for (const slot of this.slots.values()) slot.index.upsert(item);
+      }
+      return;
+    }
+    const record = toJournalRecord(change.entry, this.log);
+    if (record === undefined || record.entry.project !== this.project.id) return;
+    this.journal.set(record.item.id, record);
+    for (const slot of this.slots.values()) {
+      if (slot.categories.has(record.entry.category)) slot.index.upsert(record.item);
+    }
+  }
+
+  /**
+   * Reloads authored memory and skills when the checkout's memory revision changed since they were read (the
+   * revision hashes a handful of files, so it is checked on every packet request). Concurrent callers share one
+   * reload.
+   */
+  async refreshAuthored(): Promise<void> {
+    if (this.project.checkoutRoot === null) return;
+    this.refreshing ??= (async () => {
+      try {
+        const revision = await memoryRevision(this.project, this.log);
+        if (revision !== undefined && revision === this.authored.revision) return;
+        const next = await readAuthored(this.project, this.log, revision);
+        const old = this.authored.items;
+        this.authored = next;
+        const kept = new Set(next.items.map((item) => item.id));
+        for (const slot of this.slots.values()) {
+          for (const item of old) {
+            // A store item never shares an authored id (`mem_`, `skill_`), so removal cannot drop one.
+            if (!kept.has(item.id)) slot.index.remove(item.id);
+          }
+          for (const item of next.items) slot.index.upsert(item);
+        }
+      } finally {
+        this.refreshing = undefined;
+      }
+    })();
+    await this.refreshing;
+  }
+}
+
+function toJournalRecord(entry: JournalEntry, log: FastifyBaseLogger): JournalRecord | undefined {
+  try {
+    return { entry, item: journalEntryToItem(entry) };
+  } catch (error) {
+    if (!isKxmError(error)) throw error;
+    log.warn({ event: "journal_entry_skipped", project: entry.project, entryId: entry.id, code: error.code });
+    return undefined;
+  }
+}
+
+/**
+ * The active memory facts and verified promoted skills of the project's own checkout, as items of that project
+ * (operator-scope facts as `_shared` defaults). A project without a checkout has none. Memory that does not load,
+ * or skills that cannot be listed, are logged and contribute nothing (packets are still served); an unverified
+ * skill is logged and never delivered.
+ */
+export async function readAuthored(
+  project: Project,
+  log: FastifyBaseLogger,
+  knownRevision?: string,
+): Promise<Authored> {
+  const root = project.checkoutRoot;
+  if (root === null) return { revision: undefined, items: [] };
+  const revision = knownRevision ?? (await memoryRevision(project, log));
+  const items: ContextItem[] = [];
+  try {
+    for (const fact of await activeFacts(root)) {
+      try {
+        items.push(factToContextItem(fact, project.id));
+      } catch (error) {
+        if (!isKxmError(error)) throw error;
+        log.warn({ event: "memory_fact_rejected", project: project.id, factId: fact.id, code: error.code });
+      }
+    }
+  } catch (error) {
+    log.warn({ event: "memory_unreadable", project: project.id, error: describeError(error) });
+  }
+  try {
+    const skills = await loadPromotedSkillItems(root, project.id);
+    items.push(...skills.items);
+    if (skills.unverified.length > 0) {
+      log.warn({ event: "skills_unverified", project: project.id, skillIds: skills.unverified });
+    }
+  } catch (error) {
+    log.warn({ event: "skills_unreadable", project: project.id, error: describeError(error) });
+  }
+  return { revision, items };
+}
+
+/** The checkout's memory revision, or undefined when it cannot be read (logged; the next request tries again). */
+async function memoryRevision(project: Project, log: FastifyBaseLogger): Promise<string | undefined> {
+  if (project.checkoutRoot === null) return undefined;
+  try {
+    return await computeMemoryRevision(project.checkoutRoot);
+  } catch (error) {
+    log.warn({ event: "memory_revision_unreadable", project: project.id, error: describeError(error) });
+    return undefined;
+  }
+}
+
+interface CacheEntry {
+  pool: ProjectPool | undefined;
+  readonly backlog: PoolChange[];
+  readonly ready: Promise<ProjectPool>;
+}
+
+/**
+ * Every project's pool, loaded on first use and then kept up to date write by write. A write acknowledged while a
+ * pool is loading is queued and replayed, in order, over the loaded snapshot; replaying a write the snapshot already
+ * holds changes nothing, so the pool always ends equal to the store.
+ */
+export class PoolCache {
+  private entries = new Map<string, CacheEntry>();
+  private readonly loadedProjects = new Map<string, Project>();
+
+  constructor(
+    private readonly store: KxmStore,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** The project's pool, loading it first if needed. */
+  async get(project: Project): Promise<ProjectPool> {
+    const existing = this.entries.get(project.id);
+    if (existing !== undefined) return existing.pool ?? existing.ready;
+    const backlog: PoolChange[] = [];
+    const entry: CacheEntry = {
+      pool: undefined,
+      backlog,
+      ready: this.load(project).then((pool) => {
+        for (const change of backlog) pool.apply(change);
+        backlog.length = 0;
+        entry.pool = pool;
+        return pool;
+      }),
+    };
+    this.entries.set(project.id, entry);
+    entry.ready.catch(() => {
+      if (this.entries.get(project.id) === entry) this.entries.delete(project.id);
+    });
+    return entry.ready;
+  }
+
+  /** A project whose pool was ever loaded (projects are never removed), without touching the store. */
+  knownProject(id: string): Project | undefined {
+    return this.loadedProjects.get(id);
+  }
+
+  /** Applies an acknowledged write; a project whose pool is not loaded reads it from the store when it loads. */
+  apply(project: string, change: PoolChange): void {
+    const entry = this.entries.get(project);
+    if (entry === undefined) return;
+    if (entry.pool !== undefined) entry.pool.apply(change);
+    else entry.backlog.push(change);
+  }
+
+  /** Drops every pool (after a retention purge); each reloads on its next use. Returns the ids that were loaded. */
+  invalidateAll(): string[] {
+    const ids = [...this.entries.keys()];
+    this.entries = new Map();
+    return ids;
+  }
+
+  private async load(project: Project): Promise<ProjectPool> {
+    this.loadedProjects.set(project.id, project);
+    const authored = await readAuthored(project, this.log);
+    const items = await this.store.liveItems(project.id);
+    const journal: JournalRecord[] = [];
+    for (const entry of await this.store.listJournal(project.id)) {
+      const record = toJournalRecord(entry, this.log);
+      if (record !== undefined) journal.push(record);
+    }
+    return new ProjectPool(project, items, journal, authored, this.log);
+  }
+}

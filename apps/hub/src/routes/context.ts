@@ -1,0 +1,91 @@
+import { assemblePacket } from "@kxm/arbiter";
+import { type ContextItem, type ContextRequest, NAMED_ROLES, rolePolicy } from "@kxm/contract";
+import { explainLineage } from "@kxm/provenance";
+import type { ProjectPool } from "../pools.js";
+import type { HubServices } from "../services.js";
+import type { RouteHandler } from "./types.js";
+
+/** A project's pool with its authored memory and skills up to date with its checkout. */
+async function freshPool(hub: HubServices, projectId: string): Promise<ProjectPool> {
+  const pool = await hub.pools.get(await hub.project(projectId));
+  await pool.refreshAuthored();
+  return pool;
+}
+
+/** Open contradictions: competing state items of the store, and the journal's contradiction entries. */
+async function contradictionIds(hub: HubServices, pool: ProjectPool): Promise<string[]> {
+  const state = await hub.store.openContradictions(pool.project.id);
+  return [...state.flatMap((contradiction) => contradiction.itemIds), ...pool.contradictionJournalIds()];
+}
+
+/** The role as the log may name it: a named role, or `custom` (a custom role name is caller text). */
+function loggedRole(role: string): string {
+  return (NAMED_ROLES as readonly string[]).includes(role) ? role : "custom";
+}
+
+/**
+ * Assembles a packet for the path's project. Without `runId` and `stage` it is served from the role's index; with
+ * either, the journal items are filtered to that run and stage and the plain `assemblePacket` assembles base items
+ * plus those (behaviour.md 9.3). Logs sizes and counts, never the task.
+ */
+export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub, log }) => {
+  const started = performance.now();
+  const pool = await freshPool(hub, params.project);
+  const request: ContextRequest = { ...body, project: params.project };
+  const options = { contradictionIds: await contradictionIds(hub, pool) };
+  let assembled: ReturnType<typeof assemblePacket>;
+  if (body.runId !== undefined || body.stage !== undefined) {
+    const filter = {
+      ...(body.runId === undefined ? {} : { runId: body.runId }),
+      ...(body.stage === undefined ? {} : { stage: body.stage }),
+    };
+    const journal = pool.journalItems(rolePolicy(body.role).journalCategories, filter);
+    assembled = assemblePacket([...pool.baseItems(), ...journal], request, options);
+  } else {
+    assembled = pool.indexForRole(body.role).assemble(request, options);
+  }
+  const { packet, audit } = assembled;
+  log.info({
+    event: "context_assembled",
+    project: params.project,
+    role: loggedRole(body.role),
+    taskChars: body.task.length,
+    filtered: body.runId !== undefined || body.stage !== undefined,
+    candidateCount: audit.candidateCount,
+    selected: audit.selectedIds.length,
+    estimatedTokens: packet.estimatedTokens,
+    budgetTokens: packet.budgetTokens,
+    gaps: packet.unresolvedGaps,
+    durationMs: Math.round((performance.now() - started) * 10) / 10,
+  });
+  return assembled;
+};
+
+/** Recalls from the project's live items, authored memory and every retained journal entry (no skills). */
+export const recall: RouteHandler<"recall"> = async ({ params, body, hub, log }) => {
+  const pool = await freshPool(hub, params.project);
+  const result = pool.wholeIndex().recall({ ...body, project: params.project });
+  log.info({
+    event: "recall",
+    project: params.project,
+    queryChars: body.query.length,
+    results: result.items.length,
+    ids: result.items.map((item) => item.id),
+  });
+  return result;
+};
+
+/** Explains an item over the project's whole pool, plus retained records no longer live (superseded state). */
+export const explain: RouteHandler<"explain"> = async ({ params, hub }) => {
+  const pool = await freshPool(hub, params.project);
+  const whole = pool.wholeIndex();
+  const byId = new Map<string, ContextItem>();
+  const lookup = async (id: string) => {
+    if (byId.has(id)) return;
+    const item = whole.get(id) ?? (await hub.store.getItem(params.project, id));
+    if (item !== undefined) byId.set(id, item);
+  };
+  await lookup(params.itemId);
+  for (const ancestor of byId.get(params.itemId)?.provenance.derivedFrom ?? []) await lookup(ancestor);
+  return explainLineage(params.itemId, byId.values());
+};

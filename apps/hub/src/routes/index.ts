@@ -1,0 +1,26 @@
+import { createAgentKey, createProject, health, listProjects, revokeAgentKey } from "./admin.js";
+import { explain, getContext, recall } from "./context.js";
+import { appendJournal, episodes, finishRun, startRun } from "./runs.js";
+import { contradictions, getState, promoteState, proposeState, stateHistory } from "./state.js";
+import type { RouteHandlers } from "./types.js";
+
+/** One handler per route of the contract's table: a route added there fails this file's typecheck until handled. */
+export const HANDLERS: RouteHandlers = {
+  health,
+  getContext,
+  recall,
+  proposeState,
+  promoteState,
+  getState,
+  stateHistory,
+  contradictions,
+  episodes,
+  explain,
+  startRun,
+  finishRun,
+  appendJournal,
+  createProject,
+  listProjects,
+  createAgentKey,
+  revokeAgentKey,
+};

@@ -1,0 +1,67 @@
+import { KxmError } from "@kxm/contract";
+import type { KxmStore, Project, PurgeCounts } from "@kxm/state-store";
+import type { FastifyBaseLogger } from "fastify";
+import type { AdminToken } from "./auth.js";
+import { describeError } from "./logging.js";
+import { PoolCache } from "./pools.js";
+
+/** What every route handler works with: the store, the pools, the clock and the logger. */
+export class HubServices {
+  readonly pools: PoolCache;
+
+  constructor(
+    readonly store: KxmStore,
+    readonly log: FastifyBaseLogger,
+    readonly now: () => Date,
+    readonly admin: AdminToken | undefined,
+    readonly retentionDays: number,
+    readonly version: string,
+  ) {
+    this.pools = new PoolCache(store, log);
+  }
+
+  /** The registered project, or 404 `not_found`. */
+  async project(id: string): Promise<Project> {
+    const known = this.pools.knownProject(id);
+    if (known !== undefined) return known;
+    const project = await this.store.getProject(id);
+    if (project === undefined) throw new KxmError("not_found", `no project ${id} is registered`);
+    return project;
+  }
+
+  /** Reloads the pools of these projects from the store; returns how many loaded. */
+  private async rebuild(projects: readonly string[]): Promise<number> {
+    let rebuilt = 0;
+    for (const id of projects) {
+      try {
+        await this.pools.get(await this.project(id));
+        rebuilt += 1;
+      } catch (error) {
+        // The pool reloads on its next use instead; the request that needs it will report the failure.
+        this.log.warn({ event: "pool_rebuild_failed", project: id, error: describeError(error) });
+      }
+    }
+    return rebuilt;
+  }
+
+  /**
+   * Purges what retention no longer keeps (`retentionDays` after it ended) and rebuilds the pools that were loaded
+   * from the store, so no purged record is served from memory. Logs counts only.
+   */
+  async purge(): Promise<PurgeCounts> {
+    const started = performance.now();
+    const counts = await this.store.purge(this.now(), this.retentionDays);
+    if (counts.items + counts.runs + counts.journal > 0) {
+      const rebuilt = await this.rebuild(this.pools.invalidateAll());
+      this.log.info({ event: "retention_purge", ...counts, poolsRebuilt: rebuilt, durationMs: ms(started) });
+    } else {
+      this.log.debug({ event: "retention_purge", ...counts, durationMs: ms(started) });
+    }
+    return counts;
+  }
+}
+
+/** Milliseconds since `started` (a `performance.now()` value), to a tenth. */
+export function ms(started: number): number {
+  return Math.round((performance.now() - started) * 10) / 10;
+}

@@ -1,0 +1,271 @@
+import { createRequire } from "node:module";
+import { ERROR_CATALOGUE, type ErrorCode, ROUTES, type RouteDefinition, type RouteName } from "@kxm/contract";
+import type { LightMyRequestResponse } from "fastify";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { SAMPLES, type Sample, send, startRun } from "./fixtures.js";
+import {
+  ADMIN_TOKEN,
+  call,
+  createTestHub,
+  GUIDE_PROPOSAL,
+  projectWithAgent,
+  type TestHub,
+} from "./helpers.js";
+
+const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
+
+/**
+ * Codes a route's table entry lists that this hub cannot answer on that route, and why. Everything else listed
+ * must be produced by a scenario below.
+ */
+const UNREACHABLE: Partial<Record<RouteName, Partial<Record<ErrorCode, string>>>> = {};
+for (const name of ROUTE_NAMES) {
+  if (ROUTES[name].auth === "admin") {
+    UNREACHABLE[name] = {
+      context_isolation_violation:
+        "admin routes take the admin token only: an agent key, of any project, is 401 invalid_auth",
+    };
+  }
+}
+
+interface Context {
+  hub: TestHub;
+  noAdmin: TestHub;
+  limited: TestHub;
+  key: string;
+  otherKey: string;
+}
+
+type Scenario = (context: Context) => Promise<LightMyRequestResponse>;
+
+const post = (context: Context, url: string, body: unknown, token: string = ADMIN_TOKEN) =>
+  call(context.hub.app, "POST", url, token, body);
+const get = (context: Context, url: string, token: string = ADMIN_TOKEN) =>
+  call(context.hub.app, "GET", url, token);
+
+async function sample(context: Context, name: RouteName): Promise<Sample> {
+  return SAMPLES[name]({ app: context.hub.app, project: "demo", key: context.key });
+}
+
+/** Route-specific scenarios; invalid_auth, context_isolation_violation and rate_limited are generic (below). */
+const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>> = {
+  getContext: {
+    invalid_request: (c) => post(c, "/v1/projects/demo/context", { task: "no role" }),
+    context_limits_exceeded: (c) =>
+      post(c, "/v1/projects/demo/context", { role: "planner", task: "x".repeat(2001) }),
+    not_found: (c) => post(c, "/v1/projects/ghost/context", { role: "planner", task: "t" }),
+  },
+  recall: {
+    invalid_request: (c) => post(c, "/v1/projects/demo/recall", { query: 12 }),
+    context_limits_exceeded: (c) => post(c, "/v1/projects/demo/recall", { query: "x", limit: 101 }),
+    not_found: (c) => post(c, "/v1/projects/ghost/recall", { query: "x" }),
+  },
+  proposeState: {
+    invalid_request: (c) =>
+      post(c, "/v1/projects/demo/state/proposals", { ...GUIDE_PROPOSAL, authority: "boss" }, c.key),
+    invalid_state_proposal: (c) =>
+      post(c, "/v1/projects/demo/state/proposals", { ...GUIDE_PROPOSAL, evidenceRefs: [] }, c.key),
+    context_authority_violation: (c) =>
+      post(c, "/v1/projects/demo/state/proposals", { ...GUIDE_PROPOSAL, authority: "policy" }, c.key),
+    state_proposer_mismatch: (c) =>
+      post(c, "/v1/projects/demo/state/proposals", { ...GUIDE_PROPOSAL, proposedBy: "someone-else" }, c.key),
+    context_limits_exceeded: (c) =>
+      post(c, "/v1/projects/demo/state/proposals", { ...GUIDE_PROPOSAL, key: "k".repeat(201) }, c.key),
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "POST", "/v1/projects/demo/state/proposals", ADMIN_TOKEN, GUIDE_PROPOSAL),
+    not_found: (c) => post(c, "/v1/projects/ghost/state/proposals", GUIDE_PROPOSAL),
+  },
+  promoteState: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "POST", "/v1/projects/demo/state/proposals/state_x/promote", ADMIN_TOKEN, {
+        evidenceRefs: ["r"],
+      }),
+    invalid_request: (c) =>
+      post(c, "/v1/projects/demo/state/proposals/state_x/promote", { evidenceRefs: ["r"], note: "extra" }),
+    invalid_state_proposal: async (c) => {
+      const { params } = await sample(c, "promoteState");
+      return post(c, `/v1/projects/demo/state/proposals/${params?.proposalId}/promote`, { evidenceRefs: [] });
+    },
+    state_proposal_not_found: (c) =>
+      post(c, "/v1/projects/demo/state/proposals/state_missing/promote", { evidenceRefs: ["r"] }),
+    state_proposal_not_promotable: async (c) => {
+      const { params } = await sample(c, "promoteState");
+      const url = `/v1/projects/demo/state/proposals/${params?.proposalId}/promote`;
+      expect((await post(c, url, { evidenceRefs: ["r"] })).statusCode).toBe(200);
+      return post(c, url, { evidenceRefs: ["r"] });
+    },
+    state_promotion_invalid: async (c) => {
+      const proposed = await post(c, "/v1/projects/demo/state/proposals", {
+        ...GUIDE_PROPOSAL,
+        key: "admin.own",
+      });
+      return post(c, `/v1/projects/demo/state/proposals/${proposed.json().proposalId}/promote`, {
+        evidenceRefs: ["r"],
+      });
+    },
+  },
+  getState: {
+    invalid_request: (c) => get(c, "/v1/projects/demo/state/release.branch?asOf=yesterday"),
+    not_found: (c) => get(c, "/v1/projects/demo/state/no.such.key"),
+    state_contradiction: (c) => get(c, "/v1/projects/demo/state/contested.key"),
+  },
+  stateHistory: {
+    invalid_request: (c) => get(c, `/v1/projects/demo/state/${"k".repeat(201)}/history`),
+    not_found: (c) => get(c, "/v1/projects/ghost/state/release.branch/history"),
+  },
+  contradictions: {
+    not_found: (c) => get(c, "/v1/projects/ghost/contradictions"),
+  },
+  episodes: {
+    invalid_request: (c) => get(c, "/v1/projects/demo/episodes?limit=many"),
+    context_limits_exceeded: (c) => get(c, "/v1/projects/demo/episodes?limit=51"),
+    not_found: (c) => get(c, "/v1/projects/ghost/episodes"),
+  },
+  explain: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "GET", "/v1/projects/demo/items/x/explain", ADMIN_TOKEN),
+    not_found: (c) => get(c, "/v1/projects/ghost/items/x/explain"),
+  },
+  startRun: {
+    invalid_request: (c) => post(c, "/v1/projects/demo/runs", { workflow: "" }),
+    not_found: (c) => post(c, "/v1/projects/ghost/runs", { workflow: "ci" }),
+  },
+  finishRun: {
+    invalid_request: async (c) =>
+      post(c, `/v1/projects/demo/runs/${await startRun(c.hub.app, "demo")}/finish`, { outcome: "maybe" }),
+    not_found: (c) => post(c, "/v1/projects/demo/runs/run_missing/finish", { outcome: "failed" }),
+  },
+  appendJournal: {
+    invalid_request: async (c) =>
+      post(c, `/v1/projects/demo/runs/${await startRun(c.hub.app, "demo")}/journal`, {
+        category: "gossip",
+        summary: "s",
+      }),
+    journal_evidence_required: async (c) =>
+      post(c, `/v1/projects/demo/runs/${await startRun(c.hub.app, "demo")}/journal`, {
+        category: "lesson",
+        summary: "Retry flaky tests once",
+      }),
+    context_limits_exceeded: async (c) =>
+      post(c, `/v1/projects/demo/runs/${await startRun(c.hub.app, "demo")}/journal`, {
+        category: "observation",
+        summary: "y".repeat(4001),
+      }),
+    not_found: (c) =>
+      post(c, "/v1/projects/demo/runs/run_missing/journal", { category: "plan", summary: "s" }),
+  },
+  createProject: {
+    admin_auth_not_configured: (c) => call(c.noAdmin.app, "POST", "/v1/projects", ADMIN_TOKEN, { id: "p" }),
+    invalid_request: (c) => post(c, "/v1/projects", { id: "demo" }),
+  },
+  listProjects: {
+    admin_auth_not_configured: (c) => call(c.noAdmin.app, "GET", "/v1/projects", ADMIN_TOKEN),
+  },
+  createAgentKey: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "POST", "/v1/projects/demo/agents", ADMIN_TOKEN, { agentId: "a" }),
+    invalid_request: (c) => post(c, "/v1/projects/demo/agents", { agentId: "agent-planner" }),
+    not_found: (c) => post(c, "/v1/projects/ghost/agents", { agentId: "a" }),
+  },
+  revokeAgentKey: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "DELETE", "/v1/projects/demo/agents/a", ADMIN_TOKEN),
+    not_found: (c) => call(c.hub.app, "DELETE", "/v1/projects/ghost/agents/a", ADMIN_TOKEN),
+  },
+};
+
+function genericScenario(name: RouteName, code: ErrorCode): Scenario | undefined {
+  const route: RouteDefinition = ROUTES[name];
+  if (code === "invalid_auth") return async (c) => send(c.hub.app, name, await sample(c, name));
+  if (code === "context_isolation_violation" && route.auth === "project") {
+    return async (c) => send(c.hub.app, name, await sample(c, name), c.otherKey);
+  }
+  if (code === "rate_limited") {
+    return async (c) => {
+      const token = `rate-limit-probe-${name}`;
+      // The limit counts before authentication, so an unknown credential's second request is already over it.
+      const probe: Sample = {
+        params: { project: "demo", proposalId: "p", key: "k", itemId: "i", runId: "r", agentId: "a" },
+        body: {},
+      };
+      expect((await send(c.limited.app, name, probe, token)).statusCode).not.toBe(429);
+      return send(c.limited.app, name, probe, token);
+    };
+  }
+  return undefined;
+}
+
+/** Makes two current values for one key, as only a damaged or hand-edited database can hold. */
+async function plantContradiction(hub: TestHub, key: string): Promise<void> {
+  for (const evidence of ["a", "b"]) {
+    const proposed = await call(hub.app, "POST", "/v1/projects/demo/state/proposals", ADMIN_TOKEN, {
+      ...GUIDE_PROPOSAL,
+      key,
+      summary: `value ${evidence}`,
+      proposedBy: "kxm-admin",
+    });
+    expect(proposed.statusCode).toBe(201);
+  }
+  const requireFromStore = createRequire(
+    new URL("../../../packages/state-store/package.json", import.meta.url),
+  );
+  const Database = requireFromStore("better-sqlite3");
+  const db = new Database(hub.dbPath);
+  const rows = db
+    .prepare("select id, body from items where project = 'demo' and state_key = ? and status = 'proposed'")
+    .all(key) as { id: string; body: string }[];
+  for (const row of rows) {
+    const body = { ...JSON.parse(row.body), status: "current" };
+    db.prepare("update items set status = 'current', body = ? where project = 'demo' and id = ?").run(
+      JSON.stringify(body),
+      row.id,
+    );
+  }
+  db.close();
+}
+
+describe("every error code a route can answer", () => {
+  const context = {} as Context;
+  beforeAll(async () => {
+    context.hub = await createTestHub();
+    context.noAdmin = await createTestHub({ noAdmin: true });
+    context.limited = await createTestHub({ rateLimit: { max: 1, timeWindowMs: 60_000 } });
+    context.key = await projectWithAgent(context.hub.app, "demo");
+    context.otherKey = await projectWithAgent(context.hub.app, "other");
+    await context.noAdmin.store.createProject({ id: "demo" }, context.noAdmin.clock.now());
+    await plantContradiction(context.hub, "contested.key");
+  });
+  afterAll(async () => {
+    await Promise.all([context.hub.dispose(), context.noAdmin.dispose(), context.limited.dispose()]);
+  });
+
+  const cases = ROUTE_NAMES.flatMap((name) =>
+    ROUTES[name].errors.map((code: ErrorCode) => [name, code] as [RouteName, ErrorCode]),
+  );
+  test.each(cases)("%s answers %s", async (name, code) => {
+    const reason = UNREACHABLE[name]?.[code];
+    if (reason !== undefined) return;
+    const scenario = SCENARIOS[name]?.[code] ?? genericScenario(name, code);
+    expect(scenario, `a scenario for ${name} ${code}`).toBeDefined();
+    const response = await scenario!(context);
+    expect(response.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    const problem = response.json();
+    expect({ status: response.statusCode, code: problem.code }).toEqual({
+      status: ERROR_CATALOGUE[code].status,
+      code,
+    });
+    expect(problem).toEqual({
+      type: `https://kxm.dev/errors/${code}`,
+      title: ERROR_CATALOGUE[code].title,
+      status: ERROR_CATALOGUE[code].status,
+      code,
+      detail: expect.any(String),
+    });
+  });
+
+  test("the only listed codes not answered are the documented unreachable ones", () => {
+    for (const [name, codes] of Object.entries(UNREACHABLE)) {
+      for (const code of Object.keys(codes ?? {})) expect(ROUTES[name as RouteName].errors).toContain(code);
+    }
+  });
+});

@@ -1,0 +1,94 @@
+import { ROUTES, type RouteName } from "@kxm/contract";
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { ADMIN_TOKEN, call, GUIDE_PROPOSAL } from "./helpers.js";
+
+/** One request to a route: path parameters, query and body. */
+export interface Sample {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+/** The URL of a route with its parameters filled in and its query appended. */
+export function urlOf(name: RouteName, sample: Sample): string {
+  const path = ROUTES[name].path.replace(/:(\w+)/g, (_, param: string) =>
+    encodeURIComponent(sample.params?.[param] ?? ""),
+  );
+  const query = new URLSearchParams(sample.query ?? {}).toString();
+  return query === "" ? path : `${path}?${query}`;
+}
+
+export async function send(
+  app: FastifyInstance,
+  name: RouteName,
+  sample: Sample,
+  token?: string,
+): Promise<LightMyRequestResponse> {
+  return call(app, ROUTES[name].method, urlOf(name, sample), token, sample.body);
+}
+
+let counter = 0;
+export function unique(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${counter}`;
+}
+
+/**
+ * A request that succeeds for an authorized caller of `project`, per route; each call makes what it needs (a fresh
+ * proposal to promote, a fresh run to finish), so it can be sent again. `Record<RouteName, ...>`: a route added to
+ * the table fails the typecheck here until it has a sample, and then every table-driven test covers it.
+ */
+export interface SampleContext {
+  app: FastifyInstance;
+  project: string;
+  /** An agent key of `project`. */
+  key: string;
+}
+
+export const SAMPLES: Record<RouteName, (context: SampleContext) => Promise<Sample>> = {
+  health: async () => ({}),
+  getContext: async ({ project }) => ({
+    params: { project },
+    body: { role: "planner", task: "release branch" },
+  }),
+  recall: async ({ project }) => ({ params: { project }, body: { query: "release" } }),
+  proposeState: async ({ project }) => ({ params: { project }, body: GUIDE_PROPOSAL }),
+  promoteState: async ({ app, project, key }) => {
+    // An agent's proposal: the admin may not promote its own.
+    const proposed = await call(app, "POST", `/v1/projects/${project}/state/proposals`, key, {
+      ...GUIDE_PROPOSAL,
+      key: unique("matrix.key"),
+    });
+    const { proposalId } = proposed.json();
+    return { params: { project, proposalId }, body: { evidenceRefs: ["review:1"] } };
+  },
+  getState: async ({ project }) => ({ params: { project, key: "release.branch" } }),
+  stateHistory: async ({ project }) => ({ params: { project, key: "release.branch" } }),
+  contradictions: async ({ project }) => ({ params: { project } }),
+  episodes: async ({ project }) => ({ params: { project }, query: { limit: "5" } }),
+  explain: async ({ project }) => ({ params: { project, itemId: "state_unknown" } }),
+  startRun: async ({ project }) => ({ params: { project }, body: { workflow: "ci" } }),
+  finishRun: async ({ app, project }) => ({
+    params: { project, runId: await startRun(app, project) },
+    body: { outcome: "succeeded" },
+  }),
+  appendJournal: async ({ app, project }) => ({
+    params: { project, runId: await startRun(app, project) },
+    body: { category: "observation", summary: "The build took four minutes" },
+  }),
+  createProject: async () => ({ body: { id: unique("made") } }),
+  listProjects: async () => ({}),
+  createAgentKey: async ({ project }) => ({ params: { project }, body: { agentId: unique("agent") } }),
+  revokeAgentKey: async ({ app, project }) => {
+    const agentId = unique("agent-to-revoke");
+    const created = await call(app, "POST", `/v1/projects/${project}/agents`, ADMIN_TOKEN, { agentId });
+    if (created.statusCode !== 201) throw new Error(`createAgentKey ${created.statusCode}`);
+    return { params: { project, agentId } };
+  },
+};
+
+export async function startRun(app: FastifyInstance, project: string): Promise<string> {
+  const started = await call(app, "POST", `/v1/projects/${project}/runs`, ADMIN_TOKEN, { workflow: "ci" });
+  if (started.statusCode !== 201) throw new Error(`startRun ${started.statusCode}: ${started.body}`);
+  return started.json().run.id;
+}

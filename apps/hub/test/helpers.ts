@@ -1,0 +1,205 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { type KxmStore, openStore } from "@kxm/state-store";
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import { pino } from "pino";
+import { buildHub, type HubOptions } from "../src/index.js";
+
+export const ADMIN_TOKEN = "admin-token-for-hub-tests-0123456789";
+
+/** A clock the test moves by hand. */
+export class TestClock {
+  constructor(private current: Date = new Date("2026-10-01T09:00:00.000Z")) {}
+  now = (): Date => new Date(this.current);
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+  set(iso: string): void {
+    this.current = new Date(iso);
+  }
+}
+
+export interface TestHub {
+  app: FastifyInstance;
+  store: KxmStore;
+  dir: string;
+  dbPath: string;
+  clock: TestClock;
+  /** Every log line the hub wrote, as parsed JSON. */
+  logs: Record<string, unknown>[];
+  /** Every log line as written. */
+  rawLogs: string[];
+  /** Closes app and store (the folder stays until `dispose`). */
+  close(): Promise<void>;
+  /** Reopens the same database file in a new app. */
+  reopen(overrides?: Partial<HubOptions>): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export interface TestHubOptions extends Partial<Omit<HubOptions, "store" | "logger">> {
+  /** `null` for a hub without an admin token. */
+  adminToken?: string;
+  noAdmin?: boolean;
+}
+
+export async function createTestHub(options: TestHubOptions = {}): Promise<TestHub> {
+  const dir = await mkdtemp(join(tmpdir(), "kxm-hub-"));
+  const dbPath = join(dir, "state", "kxm.db");
+  const clock = new TestClock();
+  const rawLogs: string[] = [];
+  const logs: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: "trace" },
+    {
+      write(line: string) {
+        rawLogs.push(line);
+        logs.push(JSON.parse(line));
+      },
+    },
+  );
+  const { noAdmin, ...rest } = options;
+  const build = async (overrides: Partial<HubOptions> = {}) => {
+    const store = openStore({ path: dbPath });
+    const app = await buildHub({
+      store,
+      now: clock.now,
+      logger,
+      ...(noAdmin ? {} : { adminToken: ADMIN_TOKEN }),
+      ...rest,
+      ...overrides,
+    });
+    await app.ready();
+    return { store, app };
+  };
+  const first = await build();
+  const hub: TestHub = {
+    ...first,
+    dir,
+    dbPath,
+    clock,
+    logs,
+    rawLogs,
+    async close() {
+      await hub.app.close();
+      await hub.store.close();
+    },
+    async reopen(overrides) {
+      const next = await build(overrides);
+      hub.app = next.app;
+      hub.store = next.store;
+    },
+    async dispose() {
+      await hub.close().catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return hub;
+}
+
+export function bearer(token: string | undefined): Record<string, string> {
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
+}
+
+/** `app.inject` with a Bearer token and a JSON body. */
+export async function call(
+  app: FastifyInstance,
+  method: InjectOptions["method"],
+  url: string,
+  token?: string,
+  body?: unknown,
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method,
+    url,
+    headers: bearer(token),
+    ...(body === undefined ? {} : { payload: body as InjectOptions["payload"] }),
+  });
+}
+
+/** Registers a project (admin) and returns an agent key for it. */
+export async function projectWithAgent(
+  app: FastifyInstance,
+  project: string,
+  agentId = "agent-planner",
+  checkoutRoot?: string,
+): Promise<string> {
+  const created = await call(app, "POST", "/v1/projects", ADMIN_TOKEN, {
+    id: project,
+    ...(checkoutRoot === undefined ? {} : { checkoutRoot }),
+  });
+  if (created.statusCode !== 201) throw new Error(`createProject ${created.statusCode}: ${created.body}`);
+  return agentKey(app, project, agentId);
+}
+
+export async function agentKey(app: FastifyInstance, project: string, agentId: string): Promise<string> {
+  const response = await call(app, "POST", `/v1/projects/${project}/agents`, ADMIN_TOKEN, { agentId });
+  if (response.statusCode !== 201) throw new Error(`createAgentKey ${response.statusCode}: ${response.body}`);
+  return response.json().key;
+}
+
+/** The guide's proposal, made by an agent. */
+export const GUIDE_PROPOSAL = {
+  key: "release.branch",
+  summary: "Releases are cut from the main branch",
+  authority: "evidence",
+  confidence: "verified",
+  evidenceRefs: ["pr:12"],
+} as const;
+
+/** Writes files under `root`, creating folders. */
+export async function writeFiles(root: string, files: Record<string, string>): Promise<void> {
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), text);
+  }
+}
+
+/** A memory fact file (`kxm.memory.v1`). */
+export function memoryFact(id: string, summary: string, scope = "project"): string {
+  return [
+    "---",
+    "schema: kxm.memory.v1",
+    `id: ${id}`,
+    `scope: ${scope}`,
+    "kind: convention",
+    `summary: ${JSON.stringify(summary)}`,
+    "provenance:",
+    "  sourceType: git",
+    "  sourceRef: docs/testing.md",
+    "authority: instruction",
+    "confidence: verified",
+    "lifecycle: active",
+    "evidenceRefs: []",
+    "---",
+    "",
+  ].join("\n");
+}
+
+/** A git checkout in a temp folder, with the given files committed. */
+export async function gitCheckout(
+  parent: string,
+  name: string,
+  files: Record<string, string>,
+): Promise<string> {
+  const root = join(parent, name);
+  await mkdir(root, { recursive: true });
+  await writeFiles(root, files);
+  const git = (...args: string[]) =>
+    execFileSync("git", args, {
+      cwd: root,
+      stdio: "ignore",
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: "t",
+        GIT_AUTHOR_EMAIL: "t@example.com",
+        GIT_COMMITTER_NAME: "t",
+        GIT_COMMITTER_EMAIL: "t@example.com",
+      },
+    });
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-q", "-m", "init");
+  return root;
+}

@@ -1,0 +1,32 @@
+import { type JournalEntry, JournalEntrySchema, KxmError, LIMITS, parseOrThrow } from "@kxm/contract";
+import { journalEntryToItem, redactSecrets } from "@kxm/provenance";
+import { randomId } from "../ids.js";
+import { isoTime } from "../time.js";
+import type { AppendJournalInput } from "../types.js";
+
+/**
+ * A new journal entry (behaviour.md section 6): id `j_<24 hex>`, `createdAt` = now, summary trimmed and redacted,
+ * keys in the schema's order, no empty `evidenceRefs`. Refuses a malformed entry (`invalid_request` or
+ * `context_limits_exceeded`), and a lesson or skill-candidate without evidence (400 `journal_evidence_required`,
+ * through `journalEntryToItem`, so the entry is sure to become a valid item).
+ */
+export function buildJournalEntry(input: AppendJournalInput, now: Date): JournalEntry {
+  const raw: Record<string, unknown> = { id: randomId("j_"), project: input.project, runId: input.runId };
+  if (input.stage !== undefined) raw.stage = input.stage;
+  raw.category = input.category;
+  raw.summary = input.summary;
+  if (input.evidenceRefs !== undefined && input.evidenceRefs.length > 0)
+    raw.evidenceRefs = input.evidenceRefs;
+  raw.createdAt = isoTime(now, "now");
+  const parsed = parseOrThrow(JournalEntrySchema, raw, "invalid_request", "journal entry");
+  const summary = redactSecrets(parsed.summary);
+  if (summary.length > LIMITS.summaryChars) {
+    throw new KxmError(
+      "context_limits_exceeded",
+      "journal entry summary: over 4000 characters after redaction",
+    );
+  }
+  const entry: JournalEntry = { ...parsed, summary };
+  journalEntryToItem(entry);
+  return entry;
+}

@@ -1,0 +1,23 @@
+// The public surface of @kxm/state-store. Named exports only; the Drizzle tables are on `@kxm/state-store/schema`.
+// Importing this module opens nothing: a database is opened by calling `openStore`.
+export { type OpenStoreOptions, openStore } from "./open.js";
+export type {
+  AgentIdentity,
+  AppendJournalInput,
+  EpisodePage,
+  EpisodePageOptions,
+  FinishRunInput,
+  JournalFilter,
+  KxmStore,
+  Project,
+  PurgeCounts,
+  RunRecord,
+  StartRunInput,
+  StateContradiction,
+  StatePromotion,
+  StatePromotionInput,
+  StateProposalInput,
+} from "./types.js";
+
+/** How long superseded state, closed proposals and terminal runs are kept by default (behaviour.md 9.4). */
+export const DEFAULT_RETENTION_DAYS = 90;

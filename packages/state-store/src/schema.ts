@@ -1,0 +1,145 @@
+// The Drizzle table definitions, and nothing else: importing this module opens no database. drizzle-kit reads it
+// to generate the migrations under `drizzle/` (`pnpm --filter @kxm/state-store run generate`).
+//
+// Times are ISO 8601 strings from `Date.prototype.toISOString()` (always `YYYY-MM-DDTHH:mm:ss.sssZ`), so they
+// compare correctly as text in SQLite and PostgreSQL alike. Only type imports from @kxm/contract, so drizzle-kit
+// loads this file without resolving workspace packages.
+import type { ContextItem, ItemKind, ItemStatus, JournalCategory, JournalEntry } from "@kxm/contract";
+import { sql } from "drizzle-orm";
+import {
+  check,
+  foreignKey,
+  index,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
+
+/** The statuses a workflow run goes through; every status but `running` is terminal. */
+export type RunStatus = "running" | "succeeded" | "failed" | "cancelled";
+
+/** Registered projects, each with the checkout its authored memory and skills are read from. */
+export const projects = sqliteTable("projects", {
+  id: text("id").primaryKey(),
+  checkoutRoot: text("checkout_root"),
+  createdAt: text("created_at").notNull(),
+});
+
+/**
+ * Agent keys, stored as the hex SHA-256 of the key, never the key. At most one non-revoked key per agent id and
+ * project (a partial unique index); revoked rows stay as a record.
+ */
+export const agentCredentials = sqliteTable(
+  "agent_credentials",
+  {
+    keyHash: text("key_hash").primaryKey(),
+    project: text("project")
+      .notNull()
+      .references(() => projects.id),
+    agentId: text("agent_id").notNull(),
+    createdAt: text("created_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [
+    uniqueIndex("agent_credentials_active_agent_idx").on(t.project, t.agentId).where(sql`revoked_at is null`),
+  ],
+);
+
+/** Workflow runs. A run is terminal once `finished_at` is set. */
+export const runs = sqliteTable(
+  "runs",
+  {
+    project: text("project")
+      .notNull()
+      .references(() => projects.id),
+    id: text("id").notNull(),
+    workflow: text("workflow").notNull(),
+    status: text("status").$type<RunStatus>().notNull(),
+    startedAt: text("started_at").notNull(),
+    finishedAt: text("finished_at"),
+    failingStep: text("failing_step"),
+    lessons: text("lessons", { mode: "json" }).$type<string[]>(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project, t.id] }),
+    index("runs_finished_idx").on(t.status, t.finishedAt),
+    check("runs_status_check", sql`status in ('running', 'succeeded', 'failed', 'cancelled')`),
+  ],
+);
+
+/**
+ * Every stored context item: temporal state (proposals, current and superseded values) and episodes. The indexed
+ * columns repeat fields of `body`, which holds the whole item exactly as `parseContextItem` returned it.
+ */
+export const items = sqliteTable(
+  "items",
+  {
+    project: text("project")
+      .notNull()
+      .references(() => projects.id),
+    id: text("id").notNull(),
+    kind: text("kind").$type<ItemKind>().notNull(),
+    status: text("status").$type<ItemStatus>(),
+    stateKey: text("state_key"),
+    validFrom: text("valid_from"),
+    validUntil: text("valid_until"),
+    createdAt: text("created_at").notNull(),
+    /** The run an episode item records; purging the run removes its episode. */
+    runId: text("run_id"),
+    body: text("body", { mode: "json" }).$type<ContextItem>().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project, t.id] }),
+    foreignKey({ columns: [t.project, t.runId], foreignColumns: [runs.project, runs.id] }).onDelete(
+      "cascade",
+    ),
+    index("items_state_key_idx").on(t.project, t.stateKey, t.status),
+    index("items_kind_idx").on(t.project, t.kind, t.createdAt),
+    index("items_retention_idx").on(t.status, t.validUntil),
+    index("items_run_idx").on(t.project, t.runId),
+  ],
+);
+
+/**
+ * The review record of each state proposal: who proposed it and, once consumed, who promoted it into which item.
+ * The proposal itself is the `items` row with the same id (status `proposed`, then `rejected`).
+ */
+export const stateProposals = sqliteTable(
+  "state_proposals",
+  {
+    project: text("project").notNull(),
+    itemId: text("item_id").notNull(),
+    proposedBy: text("proposed_by").notNull(),
+    promotedBy: text("promoted_by"),
+    promotedItemId: text("promoted_item_id"),
+    closedAt: text("closed_at"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project, t.itemId] }),
+    foreignKey({ columns: [t.project, t.itemId], foreignColumns: [items.project, items.id] }).onDelete(
+      "cascade",
+    ),
+  ],
+);
+
+/** Journal entries of workflow runs; `body` holds the whole entry as returned to the caller. */
+export const journalEntries = sqliteTable(
+  "journal_entries",
+  {
+    id: text("id").primaryKey(),
+    project: text("project").notNull(),
+    runId: text("run_id").notNull(),
+    category: text("category").$type<JournalCategory>().notNull(),
+    stage: text("stage"),
+    createdAt: text("created_at").notNull(),
+    body: text("body", { mode: "json" }).$type<JournalEntry>().notNull(),
+  },
+  (t) => [
+    foreignKey({ columns: [t.project, t.runId], foreignColumns: [runs.project, runs.id] }).onDelete(
+      "cascade",
+    ),
+    index("journal_project_created_idx").on(t.project, t.createdAt, t.id),
+    index("journal_run_idx").on(t.project, t.runId, t.createdAt),
+  ],
+);

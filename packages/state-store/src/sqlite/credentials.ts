@@ -1,0 +1,91 @@
+import crypto from "node:crypto";
+import { KxmError } from "@kxm/contract";
+import { and, eq, isNull } from "drizzle-orm";
+import { projectId, recordId } from "../input.js";
+import { agentCredentials } from "../schema.js";
+import { isoTime } from "../time.js";
+import type { AgentIdentity } from "../types.js";
+import { type Db, immediate, requireProject } from "./db.js";
+
+/** `kxm_` then 32 random bytes in base64url (43 characters). */
+const KEY_SHAPE = /^kxm_[A-Za-z0-9_-]{43}$/;
+
+function keyHash(key: string): Buffer {
+  return crypto.createHash("sha256").update(key, "utf8").digest();
+}
+
+/**
+ * A new key for the agent, returned once: only its SHA-256 is stored. Refuses an unknown project (404
+ * `not_found`) and an agent that already holds a key that is not revoked (`invalid_request`).
+ */
+export function createAgentKey(
+  db: Db,
+  project: string,
+  agentId: string,
+  now: Date,
+): { agentId: string; key: string } {
+  const p = projectId(project);
+  const agent = recordId(agentId, "agentId", "invalid_request");
+  const createdAt = isoTime(now, "now");
+  return immediate(db, () => {
+    requireProject(db, p);
+    const active = db
+      .select({ keyHash: agentCredentials.keyHash })
+      .from(agentCredentials)
+      .where(
+        and(
+          eq(agentCredentials.project, p),
+          eq(agentCredentials.agentId, agent),
+          isNull(agentCredentials.revokedAt),
+        ),
+      )
+      .get();
+    if (active !== undefined) {
+      throw new KxmError(
+        "invalid_request",
+        `agent ${agent} already has an active key in project ${p}; revoke it before creating another`,
+      );
+    }
+    const key = `kxm_${crypto.randomBytes(32).toString("base64url")}`;
+    db.insert(agentCredentials)
+      .values({ keyHash: keyHash(key).toString("hex"), project: p, agentId: agent, createdAt })
+      .run();
+    return { agentId: agent, key };
+  });
+}
+
+/** Revokes the agent's active key; false when it has none. */
+export function revokeAgentKey(db: Db, project: string, agentId: string, now: Date): boolean {
+  const revokedAt = isoTime(now, "now");
+  const result = db
+    .update(agentCredentials)
+    .set({ revokedAt })
+    .where(
+      and(
+        eq(agentCredentials.project, project),
+        eq(agentCredentials.agentId, agentId),
+        isNull(agentCredentials.revokedAt),
+      ),
+    )
+    .run();
+  return result.changes > 0;
+}
+
+/**
+ * The identity behind `key`, or undefined for a malformed, unknown or revoked key. The row is found by the key's
+ * SHA-256, then the stored hash is compared with `timingSafeEqual`.
+ */
+export function authenticateAgent(db: Db, key: string): AgentIdentity | undefined {
+  if (typeof key !== "string" || !KEY_SHAPE.test(key)) return undefined;
+  const hash = keyHash(key);
+  const row = db
+    .select()
+    .from(agentCredentials)
+    .where(eq(agentCredentials.keyHash, hash.toString("hex")))
+    .get();
+  if (row === undefined) return undefined;
+  const stored = Buffer.from(row.keyHash, "hex");
+  if (stored.length !== hash.length || !crypto.timingSafeEqual(stored, hash)) return undefined;
+  if (row.revokedAt !== null) return undefined;
+  return { project: row.project, agentId: row.agentId };
+}

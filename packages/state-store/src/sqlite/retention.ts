@@ -1,0 +1,65 @@
+import { KxmError } from "@kxm/contract";
+import { and, type Column, eq, exists, inArray, isNotNull, lt, ne } from "drizzle-orm";
+import { items, journalEntries, runs } from "../schema.js";
+import { DAY_MS, isoTime } from "../time.js";
+import type { PurgeCounts } from "../types.js";
+import { type Db, immediate } from "./db.js";
+
+const EARLIEST = "0000-01-01T00:00:00.000Z";
+const EARLIEST_MS = Date.parse(EARLIEST);
+
+/** The earliest time still kept; anything that ended strictly before it goes. */
+export function purgeHorizon(now: Date, retentionDays: number): string {
+  if (typeof retentionDays !== "number" || !Number.isFinite(retentionDays) || retentionDays < 0) {
+    throw new KxmError("invalid_request", "retentionDays: must be a number of days, 0 or more");
+  }
+  const horizon = Date.parse(isoTime(now, "now")) - retentionDays * DAY_MS;
+  return horizon < EARLIEST_MS ? EARLIEST : new Date(horizon).toISOString();
+}
+
+/**
+ * Deletes, in one transaction, superseded state and closed (consumed) proposals whose `validUntil` is before the
+ * horizon, and terminal runs that finished before it with their journal entries and episode.
+ */
+export function purge(db: Db, now: Date, retentionDays: number): PurgeCounts {
+  const horizon = purgeHorizon(now, retentionDays);
+  const expiredRun = (project: Column, runId: Column) =>
+    exists(
+      db
+        .select({ id: runs.id })
+        .from(runs)
+        .where(
+          and(
+            eq(runs.project, project),
+            eq(runs.id, runId),
+            ne(runs.status, "running"),
+            lt(runs.finishedAt, horizon),
+          ),
+        ),
+    );
+  return immediate(db, () => {
+    const state = db
+      .delete(items)
+      .where(
+        and(
+          eq(items.kind, "state"),
+          inArray(items.status, ["superseded", "rejected"]),
+          lt(items.validUntil, horizon),
+        ),
+      )
+      .run().changes;
+    const episodes = db
+      .delete(items)
+      .where(and(eq(items.kind, "episode"), isNotNull(items.runId), expiredRun(items.project, items.runId)))
+      .run().changes;
+    const journal = db
+      .delete(journalEntries)
+      .where(expiredRun(journalEntries.project, journalEntries.runId))
+      .run().changes;
+    const finished = db
+      .delete(runs)
+      .where(and(ne(runs.status, "running"), lt(runs.finishedAt, horizon)))
+      .run().changes;
+    return { items: state + episodes, runs: finished, journal };
+  });
+}

@@ -1,0 +1,136 @@
+import type { ContextItem, JournalEntry } from "@kxm/contract";
+import { KxmError } from "@kxm/contract";
+import type Database from "better-sqlite3";
+import type {
+  AgentIdentity,
+  AppendJournalInput,
+  EpisodePage,
+  EpisodePageOptions,
+  FinishRunInput,
+  JournalFilter,
+  KxmStore,
+  Project,
+  PurgeCounts,
+  RunRecord,
+  StartRunInput,
+  StateContradiction,
+  StatePromotion,
+  StatePromotionInput,
+  StateProposalInput,
+} from "../types.js";
+import * as credentials from "./credentials.js";
+import type { Db } from "./db.js";
+import { listEpisodes } from "./episodes.js";
+import { findItem, liveItems } from "./items.js";
+import * as journal from "./journal.js";
+import * as projects from "./projects.js";
+import { purge } from "./retention.js";
+import * as runs from "./runs.js";
+import * as state from "./state.js";
+
+/**
+ * The SQLite implementation of {@link KxmStore}. better-sqlite3 is synchronous, so each method does its work at
+ * once and returns a settled promise; a throw becomes a rejection.
+ */
+export class SqliteKxmStore implements KxmStore {
+  readonly path: string;
+  readonly #db: Db;
+  readonly #sqlite: Database.Database;
+
+  constructor(path: string, db: Db, sqlite: Database.Database) {
+    this.path = path;
+    this.#db = db;
+    this.#sqlite = sqlite;
+  }
+
+  /** Runs `work` on the open database; after `close()` every call rejects with `internal_error`. */
+  async #run<T>(work: (db: Db) => T): Promise<T> {
+    if (!this.#sqlite.open) throw new KxmError("internal_error", `the KXM database ${this.path} is closed`);
+    return work(this.#db);
+  }
+
+  createProject(input: { id: string; checkoutRoot?: string | null }, now: Date): Promise<Project> {
+    return this.#run((db) => projects.createProject(db, input, now));
+  }
+  getProject(id: string): Promise<Project | undefined> {
+    return this.#run((db) => projects.getProject(db, id));
+  }
+  listProjects(): Promise<Project[]> {
+    return this.#run((db) => projects.listProjects(db));
+  }
+
+  createAgentKey(project: string, agentId: string, now: Date): Promise<{ agentId: string; key: string }> {
+    return this.#run((db) => credentials.createAgentKey(db, project, agentId, now));
+  }
+  revokeAgentKey(project: string, agentId: string, now: Date): Promise<boolean> {
+    return this.#run((db) => credentials.revokeAgentKey(db, project, agentId, now));
+  }
+  authenticateAgent(key: string): Promise<AgentIdentity | undefined> {
+    return this.#run((db) => credentials.authenticateAgent(db, key));
+  }
+
+  proposeState(input: StateProposalInput, now: Date): Promise<ContextItem> {
+    return this.#run((db) => state.proposeState(db, input, now));
+  }
+  promoteState(input: StatePromotionInput, now: Date): Promise<StatePromotion> {
+    return this.#run((db) => state.promoteState(db, input, now));
+  }
+  currentState(project: string, key: string, asOf: Date): Promise<ContextItem[]> {
+    return this.#run((db) => state.currentState(db, project, key, asOf));
+  }
+  stateHistory(project: string, key: string): Promise<ContextItem[]> {
+    return this.#run((db) => state.stateHistory(db, project, key));
+  }
+  openContradictions(project: string): Promise<StateContradiction[]> {
+    return this.#run((db) => state.openContradictions(db, project));
+  }
+  liveItems(project: string): Promise<ContextItem[]> {
+    return this.#run((db) => liveItems(db, project));
+  }
+  getItem(project: string, id: string): Promise<ContextItem | undefined> {
+    return this.#run((db) => findItem(db, project, id));
+  }
+
+  startRun(input: StartRunInput, now: Date): Promise<RunRecord> {
+    return this.#run((db) => runs.startRun(db, input, now));
+  }
+  finishRun(input: FinishRunInput, now: Date): Promise<{ run: RunRecord; episode: ContextItem }> {
+    return this.#run((db) => runs.finishRun(db, input, now));
+  }
+  getRun(project: string, runId: string): Promise<RunRecord | undefined> {
+    return this.#run((db) => runs.getRun(db, project, runId));
+  }
+  appendJournal(input: AppendJournalInput, now: Date): Promise<JournalEntry> {
+    return this.#run((db) => journal.appendJournal(db, input, now));
+  }
+  listJournal(project: string, filter?: JournalFilter): Promise<JournalEntry[]> {
+    return this.#run((db) => journal.listJournal(db, project, filter));
+  }
+  listEpisodes(project: string, options: EpisodePageOptions): Promise<EpisodePage> {
+    return this.#run((db) => listEpisodes(db, project, options));
+  }
+
+  purge(now: Date, retentionDays: number): Promise<PurgeCounts> {
+    return this.#run((db) => purge(db, now, retentionDays));
+  }
+
+  /** This connection's SQLite settings, for diagnostics and tests (not part of {@link KxmStore}). */
+  connectionSettings(): {
+    journalMode: string;
+    foreignKeys: boolean;
+    busyTimeoutMs: number;
+    synchronous: number;
+  } {
+    return {
+      journalMode: String(this.#sqlite.pragma("journal_mode", { simple: true })),
+      foreignKeys: this.#sqlite.pragma("foreign_keys", { simple: true }) === 1,
+      busyTimeoutMs: Number(this.#sqlite.pragma("busy_timeout", { simple: true })),
+      synchronous: Number(this.#sqlite.pragma("synchronous", { simple: true })),
+    };
+  }
+
+  /** Closes the connection (checkpointing the WAL when it is the last one). Closing twice is harmless. */
+  async close(): Promise<void> {
+    if (this.#sqlite.open) this.#sqlite.close();
+  }
+}

@@ -1,0 +1,195 @@
+import type { Authority, Confidence, ContextItem, JournalCategory, JournalEntry } from "@kxm/contract";
+
+/** A registered project and the checkout its authored memory and skills are read from. */
+export interface Project {
+  id: string;
+  /** Absolute path of the project's checkout, or null when none is registered. */
+  checkoutRoot: string | null;
+  createdAt: string;
+}
+
+/** Who an agent key belongs to. */
+export interface AgentIdentity {
+  project: string;
+  agentId: string;
+}
+
+/** A workflow run. `finishedAt`, `failingStep` and `lessons` are absent until set, never undefined-valued. */
+export interface RunRecord {
+  id: string;
+  project: string;
+  workflow: string;
+  status: "running" | "succeeded" | "failed" | "cancelled";
+  startedAt: string;
+  finishedAt?: string;
+  failingStep?: string;
+  lessons?: string[];
+}
+
+/** A proposed value for a state key (behaviour.md section 5). */
+export interface StateProposalInput {
+  project: string;
+  key: string;
+  summary: string;
+  authority: Authority;
+  confidence: Confidence;
+  /** 1 to 32 distinct references. */
+  evidenceRefs: string[];
+  supersedes?: string[];
+  /** Follows the credential: an agent key proposes as `peer`, the admin token as `human`. */
+  origin: "peer" | "human";
+  proposedBy: string;
+}
+
+/** A promotion of a proposal into the key's current value. */
+export interface StatePromotionInput {
+  project: string;
+  proposalId: string;
+  promotedBy: string;
+  /** 1 to 32 distinct references. */
+  evidenceRefs: string[];
+}
+
+/** What a promotion changed: the new current item, the items it superseded and the consumed proposal. */
+export interface StatePromotion {
+  state: ContextItem;
+  superseded: ContextItem[];
+  consumed: ContextItem;
+}
+
+/** A key with competing values: more than one current item, or more than one pending proposal. */
+export interface StateContradiction {
+  stateKey: string;
+  itemIds: string[];
+}
+
+export interface StartRunInput {
+  project: string;
+  workflow: string;
+  /** A caller-chosen id (at most 120 characters, so `episode_<runId>` is a valid item id); else `run_<24 hex>`. */
+  runId?: string;
+}
+
+export interface FinishRunInput {
+  project: string;
+  runId: string;
+  outcome: "succeeded" | "failed" | "cancelled";
+  failingStep?: string;
+  lessons?: string[];
+}
+
+export interface AppendJournalInput {
+  project: string;
+  runId: string;
+  category: JournalCategory;
+  summary: string;
+  stage?: string;
+  evidenceRefs?: string[];
+}
+
+export interface JournalFilter {
+  runId?: string;
+  stage?: string;
+  /** Only these categories; an empty list matches nothing. */
+  categories?: readonly JournalCategory[];
+}
+
+export interface EpisodePageOptions {
+  runId?: string;
+  /** 1 to 50. */
+  limit: number;
+  /** The `nextCursor` of the previous page. */
+  before?: string;
+}
+
+export interface EpisodePage {
+  items: ContextItem[];
+  /** Present when older episodes remain. */
+  nextCursor?: string;
+}
+
+export interface PurgeCounts {
+  items: number;
+  runs: number;
+  journal: number;
+}
+
+/**
+ * KXM's durable state. Every method is asynchronous so that a PostgreSQL implementation can satisfy the same
+ * interface; the SQLite one does its work synchronously inside. No method reads the clock: every time comes from a
+ * `now` or `asOf` argument. Expected failures reject with a `KxmError` carrying a catalogue code.
+ */
+export interface KxmStore {
+  /** The database file (absolute). */
+  readonly path: string;
+
+  /** Registers a project. An existing id is `invalid_request`; a relative `checkoutRoot` too. */
+  createProject(input: { id: string; checkoutRoot?: string | null }, now: Date): Promise<Project>;
+  getProject(id: string): Promise<Project | undefined>;
+  /** Every project, by id. */
+  listProjects(): Promise<Project[]>;
+
+  /**
+   * Creates the agent's key and returns it once: `kxm_` + 32 random bytes in base64url. Only its SHA-256 is
+   * stored. An unknown project is 404 `not_found`; an agent that still holds a key is `invalid_request`.
+   */
+  createAgentKey(project: string, agentId: string, now: Date): Promise<{ agentId: string; key: string }>;
+  /** Revokes the agent's key; false when it had none. */
+  revokeAgentKey(project: string, agentId: string, now: Date): Promise<boolean>;
+  /** The key's owner, or undefined for an unknown, malformed or revoked key. */
+  authenticateAgent(key: string): Promise<AgentIdentity | undefined>;
+
+  /**
+   * Stores a proposal: a `state` item with status `proposed`, `validFrom` = now, source ref
+   * `proposed-by:<proposedBy>`, id `state_<24 hex>`. Codes: `invalid_state_proposal` (0 or over 32 evidence refs,
+   * malformed fields), 403 `context_authority_violation` (authority over the origin's ceiling),
+   * `context_limits_exceeded`, 404 `not_found` (unknown project).
+   */
+  proposeState(input: StateProposalInput, now: Date): Promise<ContextItem>;
+  /**
+   * Promotes a pending proposal in one `BEGIN IMMEDIATE` transaction: every current item of the key becomes
+   * `superseded` (validUntil = the promotion time), a new `current` item is minted (origin and authority kept,
+   * source ref `promoted-by:<promotedBy>`, evidence and supersedes the sorted unions), and the proposal becomes
+   * `rejected` (consumed). The promotion time is `now`, or 1 ms after the latest validFrom involved when `now` is
+   * not later. Codes: 404 `state_proposal_not_found` (also another project's proposal), 400
+   * `state_proposal_not_promotable`, 403 `state_promotion_invalid` (the author), `invalid_state_proposal` (0 or
+   * over 32 evidence refs).
+   */
+  promoteState(input: StatePromotionInput, now: Date): Promise<StatePromotion>;
+  /** Current or superseded items of the key active at `asOf` (validFrom <= asOf < validUntil), by validFrom. */
+  currentState(project: string, key: string, asOf: Date): Promise<ContextItem[]>;
+  /** Every retained item of the key, proposals included, by validFrom then id. */
+  stateHistory(project: string, key: string): Promise<ContextItem[]>;
+  /** Keys with more than one current item or more than one pending proposal, by key. */
+  openContradictions(project: string): Promise<StateContradiction[]>;
+  /** Every stored item of the project (state of every retained status, episodes), by id. */
+  liveItems(project: string): Promise<ContextItem[]>;
+  getItem(project: string, id: string): Promise<ContextItem | undefined>;
+
+  /** Starts a run. Unknown project: 404 `not_found`; a run id already used in the project: `invalid_request`. */
+  startRun(input: StartRunInput, now: Date): Promise<RunRecord>;
+  /**
+   * Finishes a running run and stores its one episode (`episode_<runId>`), in one transaction. Unknown run: 404
+   * `not_found`; a run that already finished: `invalid_request`.
+   */
+  finishRun(input: FinishRunInput, now: Date): Promise<{ run: RunRecord; episode: ContextItem }>;
+  getRun(project: string, runId: string): Promise<RunRecord | undefined>;
+  /**
+   * Appends to a running run's journal (id `j_<24 hex>`, createdAt = now, summary redacted). Unknown run: 404
+   * `not_found`; finished run: `invalid_request`; lesson or skill-candidate without evidence: 400
+   * `journal_evidence_required`.
+   */
+  appendJournal(input: AppendJournalInput, now: Date): Promise<JournalEntry>;
+  /** The project's journal entries by createdAt then id, optionally filtered by run, stage and categories. */
+  listJournal(project: string, filter?: JournalFilter): Promise<JournalEntry[]>;
+  /** The project's episodes, newest first, `limit` (1..50) at a time; pass `nextCursor` as `before`. */
+  listEpisodes(project: string, options: EpisodePageOptions): Promise<EpisodePage>;
+
+  /**
+   * Deletes superseded state and consumed proposals whose validUntil is more than `retentionDays` before `now`,
+   * and terminal runs that finished before then with their journal entries and episode. One transaction.
+   */
+  purge(now: Date, retentionDays: number): Promise<PurgeCounts>;
+  /** Closes the database. Later calls reject with `internal_error`. */
+  close(): Promise<void>;
+}
