@@ -21,6 +21,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fast
 import type { Logger, LoggerOptions } from "pino";
 import { AdminToken, authorize, type Caller, credentialDigest, presentedCredential } from "./auth.js";
 import { createHubLogger, describeError } from "./logging.js";
+import { registerMcp } from "./mcp.js";
 import { classifyError, INTERNAL_ERROR, routeOf, sendProblem } from "./problems.js";
 import { HANDLERS } from "./routes/index.js";
 import type { RouteHandler } from "./routes/types.js";
@@ -245,6 +246,7 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
       },
     });
   }
+  registerMcp(app, hub);
   return app;
 }
 

@@ -55,6 +55,21 @@ export {
   type RunRecordWire,
   RunSchema,
 } from "./routes.js";
+export {
+  type ContextToolInput,
+  ContextToolInputSchema,
+  type EpisodeToolInput,
+  EpisodeToolInputSchema,
+  MCP_PATHS,
+  type PromoteToolInput,
+  PromoteToolInputSchema,
+  type RecallToolInput,
+  RecallToolInputSchema,
+  TOOL_INPUT_SCHEMAS,
+  type ToolName,
+  type Whoami,
+  WhoamiSchema,
+} from "./tools.js";
 export { kxmErrorFromZod, parseOrThrow } from "./validation.js";
 export {
   AUTHORITIES,

@@ -29,6 +29,7 @@ export const COMMAND_IDS = [
   "hub:projects:add",
   "hub:projects:list",
   "hub:serve",
+  "mcp",
   "memory:brief",
   "memory:note",
   "memory:revision",
