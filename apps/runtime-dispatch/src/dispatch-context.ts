@@ -1,0 +1,194 @@
+import { createHash } from "node:crypto";
+import { assemblePacket } from "@kxm/arbiter";
+import {
+  type ContextItem,
+  type ItemKind,
+  isKxmError,
+  roleForAgentId,
+  rolePolicy,
+  SHARED_PROJECT,
+} from "@kxm/contract";
+import {
+  activeFacts,
+  checkTrackedClean,
+  computeMemoryRevision,
+  factToContextItem,
+  type GitCheck,
+  loadPromotedSkillItems,
+} from "@kxm/memory-git";
+import { DISPATCH_GAPS, memoryRejectedGap, renderDeferredGap, skillUnverifiedGap } from "./gaps.js";
+import type { Run } from "./runs.js";
+import type { WorkflowStep } from "./workflow.js";
+
+/** The selection budget of dispatch context, in tokens. */
+export const DISPATCH_BUDGET_TOKENS = 4_000;
+/** At most this many project items are rendered; the rest are reported as render-deferred. */
+export const MAX_PROJECT_ITEMS = 5;
+/** The arbiter's task limit; the task is cut to it. */
+export const MAX_TASK_CHARS = 2_000;
+/** What must be tracked and clean at HEAD for dispatch context to be delivered. */
+export const COMMITTED_PATHS = [".kxm/memory", ".kxm/skills/promoted"] as const;
+/** The revision of a project with no memory file and no promoted skill (SHA-256 of nothing). */
+export const EMPTY_REVISION = `ctxrev_${createHash("sha256").digest("hex")}`;
+
+/** One selected item and its rounded arbiter score. */
+export interface ContextEntry {
+  item: ContextItem;
+  score: number;
+}
+
+/** What dispatch context delivers to one step, before rendering. */
+export interface DispatchContext {
+  /** The role the agent id maps to (`critic-arch` is `critic`). */
+  role: string;
+  /** The run's pinned memory revision. */
+  revision: string | undefined;
+  sharedDefaults: ContextEntry[];
+  currentState: ContextEntry[];
+  /** Project knowledge, evidence and episode items in rank order, at most {@link MAX_PROJECT_ITEMS}. */
+  projectItems: ContextEntry[];
+  skills: ContextEntry[];
+  contradictions: ContextEntry[];
+  /** Dispatch gaps in the order they arose, then the arbiter's budget gaps, then render deferral. */
+  gaps: string[];
+}
+
+export interface DispatchContextOptions {
+  root: string;
+  run: Run;
+  step: WorkflowStep;
+  /** 0-based index of the step in the run's workflow. */
+  stepIndex: number;
+  attempt: number;
+  /** The whole git check's time limit; default 5,000 ms. */
+  gitTimeoutMs?: number;
+  /** The git binary; default `git` on PATH. */
+  gitBinary?: string;
+}
+
+/**
+ * The kinds dispatch asks for: the role's kinds in its priority order, then `skill` when the role lacks it, so
+ * promoted skills reach every role's Active Skills.
+ */
+export function dispatchKinds(role: string): ItemKind[] {
+  const kinds: ItemKind[] = [...rolePolicy(role).kinds];
+  if (!kinds.includes("skill")) kinds.push("skill");
+  return kinds;
+}
+
+/** Instructions, a blank line and the run prompt, cut to 2,000 code units (never inside a surrogate pair). */
+export function dispatchTask(instructions: string, prompt: string): string {
+  const task = `${instructions}\n\n${prompt}`;
+  if (task.length <= MAX_TASK_CHARS) return task;
+  let cut = task.slice(0, MAX_TASK_CHARS);
+  const last = cut.charCodeAt(cut.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
+  return cut;
+}
+
+/** True when `path` (project-relative) lies in a `candidates` folder below `.kxm/memory`: never memory. */
+function isCandidatePath(path: string): boolean {
+  if (!path.startsWith(".kxm/memory/")) return false;
+  const folders = path.slice(".kxm/memory/".length).split("/").slice(0, -1);
+  return folders.includes("candidates");
+}
+
+/** The committed-content verdict, ignoring candidate files (untracked, ignored or not: they are never read). */
+export function committedContentGap(check: GitCheck): string | undefined {
+  if (check.status === "unavailable") return DISPATCH_GAPS.gitUnavailable;
+  if (check.status === "dirty" && check.files.some((file) => !isCandidatePath(file.path))) {
+    return DISPATCH_GAPS.uncommitted;
+  }
+  return undefined;
+}
+
+function emptyContext(role: string, revision: string | undefined, gaps: string[]): DispatchContext {
+  return {
+    role,
+    revision,
+    sharedDefaults: [],
+    currentState: [],
+    projectItems: [],
+    skills: [],
+    contradictions: [],
+    gaps,
+  };
+}
+
+async function loadPool(root: string, project: string, gaps: string[]): Promise<ContextItem[]> {
+  const pool: ContextItem[] = [];
+  try {
+    for (const fact of await activeFacts(root)) {
+      if (fact.scope !== "project" && fact.scope !== "operator") continue;
+      try {
+        pool.push(factToContextItem(fact, project));
+      } catch (error) {
+        if (!isKxmError(error)) throw error;
+        gaps.push(memoryRejectedGap(fact.id));
+      }
+    }
+  } catch (error) {
+    if (!isKxmError(error)) throw error;
+    gaps.push(DISPATCH_GAPS.memoryUnreadable);
+  }
+  try {
+    const skills = await loadPromotedSkillItems(root, project);
+    pool.push(...skills.items);
+    for (const id of skills.unverified) gaps.push(skillUnverifiedGap(id));
+  } catch {
+    gaps.push(DISPATCH_GAPS.skillsUnreadable);
+  }
+  return pool;
+}
+
+/**
+ * Assembles dispatch context for one step from local Git only (never the hub), as the guide's "Context for
+ * Runtime agents" defines it. Never throws: whatever is withheld becomes a gap and the step runs without it.
+ */
+export async function assembleDispatchContext(options: DispatchContextOptions): Promise<DispatchContext> {
+  const { root, run, step } = options;
+  const role = roleForAgentId(step.agent);
+  const pinned = run.memoryRevision;
+  if (pinned === undefined) return emptyContext(role, pinned, [DISPATCH_GAPS.notLoaded]);
+  try {
+    const current = await computeMemoryRevision(root);
+    // Nothing to deliver and nothing changed: dispatch exactly as without dispatch context.
+    if (current === EMPTY_REVISION && pinned === EMPTY_REVISION) return emptyContext(role, pinned, []);
+    const check = await checkTrackedClean(root, COMMITTED_PATHS, {
+      ...(options.gitTimeoutMs === undefined ? {} : { timeoutMs: options.gitTimeoutMs }),
+      ...(options.gitBinary === undefined ? {} : { gitBinary: options.gitBinary }),
+    });
+    const withheld =
+      committedContentGap(check) ?? (current === pinned ? undefined : DISPATCH_GAPS.revisionDrift);
+    if (withheld !== undefined) return emptyContext(role, pinned, [withheld]);
+
+    const gaps: string[] = [];
+    const pool = await loadPool(root, run.project, gaps);
+    if (pool.length === 0) return emptyContext(role, pinned, gaps);
+    const { packet, audit } = assemblePacket(pool, {
+      project: run.project,
+      role,
+      task: dispatchTask(step.instructions, run.prompt),
+      budgetTokens: DISPATCH_BUDGET_TOKENS,
+      includeKinds: dispatchKinds(role),
+    });
+    gaps.push(...packet.unresolvedGaps);
+    const scores = new Map(audit.selectedIds.map((id, i) => [id, audit.relevance.selected[i] ?? 0]));
+    const entry = (item: ContextItem): ContextEntry => ({ item, score: scores.get(item.id) ?? 0 });
+    const context = emptyContext(role, pinned, gaps);
+    context.contradictions = packet.contradictions.map(entry);
+    context.currentState = packet.currentState.map(entry);
+    context.skills = packet.skills.map(entry);
+    const order = new Map(audit.selectedIds.map((id, i) => [id, i]));
+    const general = [...packet.knowledge, ...packet.evidence, ...packet.episodes].sort(
+      (a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0),
+    );
+    context.sharedDefaults = general.filter((item) => item.project === SHARED_PROJECT).map(entry);
+    const project = general.filter((item) => item.project !== SHARED_PROJECT).map(entry);
+    context.projectItems = project.slice(0, MAX_PROJECT_ITEMS);
+    if (project.length > MAX_PROJECT_ITEMS) gaps.push(renderDeferredGap(project.length - MAX_PROJECT_ITEMS));
+    return context;
+  } catch {
+    return emptyContext(role, pinned, [DISPATCH_GAPS.failed]);
+  }
+}

@@ -1,0 +1,59 @@
+import { KxmError } from "@kxm/contract";
+import { assembleDispatchContext, type DispatchContext } from "./dispatch-context.js";
+import { buildManifest, type DispatchManifest, writeManifest } from "./manifest.js";
+import { type PredecessorOutput, type RenderedPrompt, renderDispatchPrompt } from "./prompt.js";
+import type { Run } from "./runs.js";
+
+export interface PrepareStepOptions {
+  root: string;
+  run: Run;
+  stepId: string;
+  /** 1-based attempt number. */
+  attempt: number;
+  predecessors?: PredecessorOutput[];
+  gitTimeoutMs?: number;
+  gitBinary?: string;
+}
+
+export interface PreparedStep {
+  context: DispatchContext;
+  rendered: RenderedPrompt;
+  manifest: DispatchManifest;
+  manifestPath: string;
+}
+
+/**
+ * Prepares one step attempt for an agent: assembles dispatch context, renders and prunes the prompt, and writes
+ * the manifest. Handing the prompt to an agent is the caller's job. An unknown step or a bad attempt is
+ * `invalid_request`.
+ */
+export async function prepareStep(options: PrepareStepOptions): Promise<PreparedStep> {
+  const { root, run, stepId, attempt } = options;
+  const stepIndex = run.workflow.steps.findIndex((step) => step.id === stepId);
+  const step = run.workflow.steps[stepIndex];
+  if (step === undefined)
+    throw new KxmError("invalid_request", `step: run ${run.runId} has no step ${stepId}`);
+  if (!Number.isSafeInteger(attempt) || attempt < 1) {
+    throw new KxmError("invalid_request", "attempt: must be a positive integer");
+  }
+  const context = await assembleDispatchContext({
+    root,
+    run,
+    step,
+    stepIndex,
+    attempt,
+    ...(options.gitTimeoutMs === undefined ? {} : { gitTimeoutMs: options.gitTimeoutMs }),
+    ...(options.gitBinary === undefined ? {} : { gitBinary: options.gitBinary }),
+  });
+  const rendered = renderDispatchPrompt({
+    run,
+    step,
+    stepIndex,
+    attempt,
+    context,
+    ...(options.predecessors === undefined ? {} : { predecessors: options.predecessors }),
+  });
+  const manifest = buildManifest(run, step.id, attempt, step.agent, context.role, rendered);
+  const manifestPath = await writeManifest(root, manifest);
+  return { context, rendered, manifest, manifestPath };
+}

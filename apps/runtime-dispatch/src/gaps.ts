@@ -1,0 +1,28 @@
+/** The dispatch gap strings of the guide's "Context for Runtime agents" table, exactly. */
+export const DISPATCH_GAPS = {
+  uncommitted: "dispatch_context_withheld:uncommitted",
+  gitUnavailable: "dispatch_context_withheld:git_unavailable",
+  revisionDrift: "dispatch_context_withheld:memory_revision_drift",
+  memoryUnreadable: "dispatch_context_memory_unreadable",
+  skillsUnreadable: "dispatch_context_skills_unreadable",
+  notLoaded: "dispatch_context_not_loaded",
+  failed: "dispatch_context_failed",
+} as const;
+
+/** `dispatch_context_memory_rejected:<id>`: one fact (its memory id) could not become a context item. */
+export function memoryRejectedGap(factId: string): string {
+  return `dispatch_context_memory_rejected:${factId}`;
+}
+
+/** `dispatch_context_skill_unverified:<id>`: a promoted skill does not match its hash. */
+export function skillUnverifiedGap(skillId: string): string {
+  return `dispatch_context_skill_unverified:${skillId}`;
+}
+
+/** `dispatch_context_render_deferred:<n>`: n more project items were selected than the prompt renders. */
+export function renderDeferredGap(count: number): string {
+  return `dispatch_context_render_deferred:${count}`;
+}
+
+/** The packet could not be pruned to its budget without touching the objective, plan pointer or criteria. */
+export const TASK_INVIOLABLE_GAP = "context_budget_exceeded_task_inviolable";

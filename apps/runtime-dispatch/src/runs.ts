@@ -1,0 +1,115 @@
+import { randomBytes } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { KxmError, ProjectIdSchema } from "@kxm/contract";
+import { computeMemoryRevision, writeFileWhole } from "@kxm/memory-git";
+import { z } from "zod";
+import { type Workflow, WorkflowStepSchema } from "./workflow.js";
+
+export const RUN_SCHEMA = "kxm.run.v1";
+const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export const RunSchema = z.strictObject({
+  schema: z.literal(RUN_SCHEMA),
+  runId: z.string().max(128).regex(RUN_ID_PATTERN),
+  project: ProjectIdSchema,
+  workflow: z.strictObject({ name: z.string().min(1), steps: z.array(WorkflowStepSchema).min(1) }),
+  prompt: z.string(),
+  createdAt: z.iso.datetime({ offset: true }),
+  /** The memory revision pinned at creation. A run written without one gets `dispatch_context_not_loaded`. */
+  memoryRevision: z
+    .string()
+    .regex(/^ctxrev_[0-9a-f]{64}$/)
+    .optional(),
+});
+/** A run as stored in `.kxm/runs/<run-id>/run.json`; it carries a copy of its workflow. */
+export type Run = z.infer<typeof RunSchema>;
+
+export interface CreateRunOptions {
+  workflow: Workflow;
+  prompt: string;
+  now: Date;
+  /** Defaults to `run_` and 12 random hex digits. */
+  runId?: string;
+  /** The project named in prompts; defaults to the root folder's name, made a valid project id. */
+  project?: string;
+}
+
+/** `.kxm/runs/<runId>`. */
+export function runDir(root: string, runId: string): string {
+  return join(root, ".kxm", "runs", runId);
+}
+
+function checkRunId(runId: string): string {
+  if (typeof runId !== "string" || runId.length > 128 || !RUN_ID_PATTERN.test(runId)) {
+    throw new KxmError("invalid_request", "runId: must be letters, digits, '.', '_' or '-' (at most 128)");
+  }
+  return runId;
+}
+
+function defaultProject(root: string): string {
+  const name = basename(root)
+    .replace(/[^A-Za-z0-9._-]/g, "-")
+    .replace(/^[.-]+/, "");
+  return name.slice(0, 128) || "project";
+}
+
+/** Serialises like every KXM JSON file: two-space indent and a final newline, keys in schema order. */
+export function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/**
+ * Creates a run: pins the current memory revision and writes `.kxm/runs/<run-id>/run.json` whole or not at all.
+ * An existing run id is `invalid_request`.
+ */
+export async function createRun(root: string, options: CreateRunOptions): Promise<Run> {
+  const runId = checkRunId(options.runId ?? `run_${randomBytes(6).toString("hex")}`);
+  const project = options.project ?? defaultProject(root);
+  const file = join(runDir(root, runId), "run.json");
+  if (
+    await stat(file).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    throw new KxmError("invalid_request", `run ${runId} already exists`);
+  }
+  const run = RunSchema.parse({
+    schema: RUN_SCHEMA,
+    runId,
+    project: ProjectIdSchema.safeParse(project).success ? project : "project",
+    workflow: { name: options.workflow.name, steps: options.workflow.steps },
+    prompt: options.prompt,
+    createdAt: options.now.toISOString(),
+    memoryRevision: await computeMemoryRevision(root),
+  });
+  await writeFileWhole(file, jsonText(run));
+  return run;
+}
+
+/** Loads `.kxm/runs/<run-id>/run.json`: `not_found` when missing, `invalid_request` when malformed. */
+export async function loadRun(root: string, runId: string): Promise<Run> {
+  const file = join(runDir(root, checkRunId(runId)), "run.json");
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    throw new KxmError("not_found", `no run ${runId}: .kxm/runs/${runId}/run.json does not exist`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new KxmError("invalid_request", `.kxm/runs/${runId}/run.json: is not valid JSON`);
+  }
+  const parsed = RunSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new KxmError(
+      "invalid_request",
+      `.kxm/runs/${runId}/run.json: ${issue.path.join(".")}: ${issue.message}`,
+    );
+  }
+  return parsed.data;
+}
