@@ -25,7 +25,7 @@ import {
 } from "./rank.js";
 import { compareRecallHits, type RecallHit, recallPhrase, recallResult } from "./recall.js";
 import { belongsTo, isolationViolation, resolveContextRequest, resolveRecallRequest } from "./request.js";
-import { lowerBound } from "./sorted.js";
+import { sortedInsert, sortedRemove } from "./sorted.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 
 const KIND_SLOT: Readonly<Record<ItemKind, number>> = {
@@ -163,8 +163,8 @@ export class PoolIndex {
       this.postings.remove(slot, group);
       this.groupCounts[group]! -= 1;
       this.groupLengths[group]! -= this.lengths[slot]!;
-      if (!(flags & INERT)) removeSorted(this.orderOf(slot), slot, this.compareStatic);
-      if (this.kinds[slot] !== SKILL) removeSorted(this.recallById, slot, this.compareSlotIds);
+      if (!(flags & INERT)) sortedRemove(this.orderOf(slot), slot, this.compareStatic);
+      if (this.kinds[slot] !== SKILL) sortedRemove(this.recallById, slot, this.compareSlotIds);
       this.uncountCost(this.costs[slot]!);
     } else {
       this.deadCount -= 1;
@@ -502,12 +502,6 @@ function insertInto(
   compare: (a: number, b: number) => number,
   keepSorted: boolean,
 ) {
-  if (keepSorted) order.splice(lowerBound(order, slot, compare), 0, slot);
+  if (keepSorted) sortedInsert(order, slot, compare);
   else order.push(slot);
-}
-
-function removeSorted(order: number[], slot: number, compare: (a: number, b: number) => number): void {
-  const at = lowerBound(order, slot, compare);
-  if (order[at] !== slot) throw new Error("sorted index out of step with its entries");
-  order.splice(at, 1);
 }
