@@ -57,9 +57,6 @@ export interface DispatchContextOptions {
   root: string;
   run: Run;
   step: WorkflowStep;
-  /** 0-based index of the step in the run's workflow. */
-  stepIndex: number;
-  attempt: number;
   /** The whole git check's time limit; default 5,000 ms. */
   gitTimeoutMs?: number;
   /** The git binary; default `git` on PATH. */

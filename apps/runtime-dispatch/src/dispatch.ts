@@ -40,8 +40,6 @@ export async function prepareStep(options: PrepareStepOptions): Promise<Prepared
     root,
     run,
     step,
-    stepIndex,
-    attempt,
     ...(options.gitTimeoutMs === undefined ? {} : { gitTimeoutMs: options.gitTimeoutMs }),
     ...(options.gitBinary === undefined ? {} : { gitBinary: options.gitBinary }),
   });

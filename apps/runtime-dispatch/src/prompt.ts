@@ -1,3 +1,4 @@
+import { estimateTokens } from "@kxm/arbiter";
 import type { ContextEntry, DispatchContext } from "./dispatch-context.js";
 import { TASK_INVIOLABLE_GAP } from "./gaps.js";
 import type { Run } from "./runs.js";
@@ -62,9 +63,9 @@ export function packetIdFor(runId: string, stepId: string, attempt: number): str
   return `${runId}:${stepId}:${attempt}`;
 }
 
-/** ceil(length / 4), in UTF-16 code units. */
+/** The arbiter's estimate (four UTF-16 code units a token, one ceiling) over the rendered text. */
 export function estimatePromptTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return estimateTokens(text.length);
 }
 
 /** A summary as one line, so an item can never open a heading or a list of its own. */

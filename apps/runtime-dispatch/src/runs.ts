@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
-import { basename, join } from "node:path";
-import { KxmError, ProjectIdSchema } from "@kxm/contract";
+import { mkdir, readFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { KxmError, ProjectIdSchema, parseOrThrow } from "@kxm/contract";
 import { computeMemoryRevision, writeFileWhole } from "@kxm/memory-git";
 import { z } from "zod";
 import { type Workflow, WorkflowStepSchema } from "./workflow.js";
@@ -65,25 +65,36 @@ export function jsonText(value: unknown): string {
  */
 export async function createRun(root: string, options: CreateRunOptions): Promise<Run> {
   const runId = checkRunId(options.runId ?? `run_${randomBytes(6).toString("hex")}`);
-  const project = options.project ?? defaultProject(root);
-  const file = join(runDir(root, runId), "run.json");
-  if (
-    await stat(file).then(
-      () => true,
-      () => false,
-    )
-  ) {
-    throw new KxmError("invalid_request", `run ${runId} already exists`);
+  const project =
+    options.project === undefined
+      ? defaultProject(root)
+      : parseOrThrow(ProjectIdSchema, options.project, "invalid_request", "project");
+  const dir = runDir(root, runId);
+  const file = join(dir, "run.json");
+  const run = parseOrThrow(
+    RunSchema,
+    {
+      schema: RUN_SCHEMA,
+      runId,
+      project,
+      workflow: { name: options.workflow.name, steps: options.workflow.steps },
+      prompt: options.prompt,
+      createdAt: options.now.toISOString(),
+      memoryRevision: await computeMemoryRevision(root),
+    },
+    "invalid_request",
+    "run",
+  );
+  // Creating the run's own folder is the claim on the id: two runs started with one id cannot both succeed.
+  await mkdir(dirname(dir), { recursive: true });
+  try {
+    await mkdir(dir);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "EEXIST") {
+      throw new KxmError("invalid_request", `run ${runId} already exists`);
+    }
+    throw error;
   }
-  const run = RunSchema.parse({
-    schema: RUN_SCHEMA,
-    runId,
-    project: ProjectIdSchema.safeParse(project).success ? project : "project",
-    workflow: { name: options.workflow.name, steps: options.workflow.steps },
-    prompt: options.prompt,
-    createdAt: options.now.toISOString(),
-    memoryRevision: await computeMemoryRevision(root),
-  });
   await writeFileWhole(file, jsonText(run));
   return run;
 }
@@ -94,8 +105,15 @@ export async function loadRun(root: string, runId: string): Promise<Run> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
-  } catch {
-    throw new KxmError("not_found", `no run ${runId}: .kxm/runs/${runId}/run.json does not exist`);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw new KxmError("not_found", `no run ${runId}: .kxm/runs/${runId}/run.json does not exist`);
+    }
+    throw new KxmError(
+      "invalid_request",
+      `.kxm/runs/${runId}/run.json: cannot be read (${String(code ?? "error")})`,
+    );
   }
   let raw: unknown;
   try {
@@ -103,13 +121,5 @@ export async function loadRun(root: string, runId: string): Promise<Run> {
   } catch {
     throw new KxmError("invalid_request", `.kxm/runs/${runId}/run.json: is not valid JSON`);
   }
-  const parsed = RunSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new KxmError(
-      "invalid_request",
-      `.kxm/runs/${runId}/run.json: ${issue.path.join(".")}: ${issue.message}`,
-    );
-  }
-  return parsed.data;
+  return parseOrThrow(RunSchema, raw, "invalid_request", `.kxm/runs/${runId}/run.json`);
 }

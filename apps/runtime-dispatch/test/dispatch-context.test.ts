@@ -6,7 +6,7 @@ import { commitAll, gitRepo, hangingGit, promotedSkill, put, putFact, startRun }
 
 function assemble(root: string, run: Run, extra: { gitTimeoutMs?: number; gitBinary?: string } = {}) {
   const step = run.workflow.steps[1]!;
-  return assembleDispatchContext({ root, run, step, stepIndex: 1, attempt: 1, ...extra });
+  return assembleDispatchContext({ root, run, step, ...extra });
 }
 
 function ids(context: DispatchContext): string[] {
@@ -219,7 +219,7 @@ describe("assembleDispatchContext", () => {
     const run = await startRun(root);
     // A step that bypassed workflow validation: its 80-character agent id is not a valid arbiter role.
     const step = { ...run.workflow.steps[1]!, agent: "x".repeat(80) };
-    const context = await assembleDispatchContext({ root, run, step, stepIndex: 1, attempt: 1 });
+    const context = await assembleDispatchContext({ root, run, step });
     expect(context.gaps).toEqual([DISPATCH_GAPS.failed]);
     expect(ids(context)).toEqual([]);
   });

@@ -22,7 +22,7 @@ describe("assembleDispatchContext with unlistable skills", () => {
     commitAll(root, "memory");
     const run = await startRun(root);
     const step = run.workflow.steps[1]!;
-    const context = await assembleDispatchContext({ root, run, step, stepIndex: 1, attempt: 1 });
+    const context = await assembleDispatchContext({ root, run, step });
     expect(context.gaps).toEqual([DISPATCH_GAPS.skillsUnreadable]);
     expect(context.projectItems.map((entry) => entry.item.id)).toEqual(["mem_use-pnpm"]);
   });

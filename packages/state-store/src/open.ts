@@ -26,7 +26,6 @@ export function openStore(options: OpenStoreOptions): KxmStore {
   try {
     mkdirSync(dirname(file), { recursive: true });
     sqlite = new Database(file, { timeout: BUSY_TIMEOUT_MS });
-    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("synchronous = NORMAL");

@@ -23,7 +23,7 @@ export function buildJournalEntry(input: AppendJournalInput, now: Date): Journal
   if (summary.length > LIMITS.summaryChars) {
     throw new KxmError(
       "context_limits_exceeded",
-      "journal entry summary: over 4000 characters after redaction",
+      `journal entry summary: over ${LIMITS.summaryChars} characters after redaction`,
     );
   }
   const entry: JournalEntry = { ...parsed, summary };

@@ -173,12 +173,6 @@ export function planPromotion(
   };
 }
 
-/** True when `item` was active at `at`: validFrom <= at < validUntil (half-open; no validUntil = still active). */
-export function activeAt(item: ContextItem, at: string): boolean {
-  if (item.validFrom === undefined || item.validFrom > at) return false;
-  return item.validUntil === undefined || at < item.validUntil;
-}
-
 /** By validFrom, then id (code-unit order). */
 export function byValidFromThenId(a: ContextItem, b: ContextItem): number {
   return compareText(a.validFrom ?? "", b.validFrom ?? "") || compareText(a.id, b.id);
