@@ -21,7 +21,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fast
 import type { Logger, LoggerOptions } from "pino";
 import { AdminToken, authorize, type Caller, credentialDigest, presentedCredential } from "./auth.js";
 import { createHubLogger, describeError } from "./logging.js";
-import { registerMcp } from "./mcp.js";
+import { createInProcessMark, registerMcp } from "./mcp.js";
 import { classifyError, INTERNAL_ERROR, routeOf, sendProblem } from "./problems.js";
 import { HANDLERS } from "./routes/index.js";
 import type { RouteHandler } from "./routes/types.js";
@@ -192,7 +192,10 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
   });
   const limit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+  // An MCP tool call is one `/mcp` request plus its in-process route call: only the first is counted.
+  const inProcess = createInProcessMark();
   await app.register(rateLimit, {
+    allowList: (request) => inProcess.matches(request),
     max: limit.max,
     timeWindow: limit.timeWindowMs,
     keyGenerator: rateLimitKey,
@@ -246,7 +249,7 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
       },
     });
   }
-  registerMcp(app, hub);
+  registerMcp(app, hub, inProcess.value);
   return app;
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createHubClient, KxmError, MCP_PATHS, type Whoami } from "@kxm/contract";
 import { createKxmMcpServer } from "@kxm/mcp";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -25,14 +26,36 @@ function invalidAuth(): KxmError {
   return new KxmError("invalid_auth", "the MCP endpoint needs an agent key as a Bearer token");
 }
 
+/** The header that marks a tool's in-process call to a route, so the one `/mcp` request is all that is counted. */
+const IN_PROCESS_HEADER = "x-kxm-in-process";
+
+/**
+ * A per-app secret for {@link IN_PROCESS_HEADER}: only the hub's own injected requests carry it, so an outside
+ * caller cannot claim the exemption from the rate limit.
+ */
+export function createInProcessMark(): { readonly value: string; matches(request: FastifyRequest): boolean } {
+  const value = randomBytes(32).toString("base64url");
+  const expected = Buffer.from(value);
+  return {
+    value,
+    matches(request) {
+      const presented = request.headers[IN_PROCESS_HEADER];
+      if (typeof presented !== "string") return false;
+      const bytes = Buffer.from(presented);
+      return bytes.length === expected.length && timingSafeEqual(bytes, expected);
+    },
+  };
+}
+
 /** `fetch` over `app.inject`: the hub's routes, in-process, with every hook, check and log line they have. */
-function injectFetch(app: FastifyInstance): typeof fetch {
+function injectFetch(app: FastifyInstance, mark: string): typeof fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((value, name) => {
       headers[name] = value;
     });
+    headers[IN_PROCESS_HEADER] = mark;
     const response = await app.inject({
       method: (init?.method ?? "GET") as InjectOptions["method"],
       url: `${url.pathname}${url.search}`,
@@ -48,8 +71,8 @@ function injectFetch(app: FastifyInstance): typeof fetch {
 }
 
 /** Registers `POST /mcp` (the tools), `GET`/`DELETE /mcp` (405: the endpoint is stateless) and `GET /mcp/whoami`. */
-export function registerMcp(app: FastifyInstance, hub: HubServices): void {
-  const inject = injectFetch(app);
+export function registerMcp(app: FastifyInstance, hub: HubServices, mark: string): void {
+  const inject = injectFetch(app, mark);
 
   app.get(MCP_PATHS.whoami, { schema: { hide: true } }, async (request): Promise<Whoami> => {
     const credential = presentedCredential(request);

@@ -75,17 +75,19 @@ export const recall: RouteHandler<"recall"> = async ({ params, body, hub, log })
   return result;
 };
 
-/** Explains an item over the project's whole pool, plus retained records no longer live (superseded state). */
+/**
+ * Explains an item over the project's whole pool, which holds every retained record (superseded and consumed
+ * state included), so no store lookup is needed.
+ */
 export const explain: RouteHandler<"explain"> = async ({ params, hub }) => {
   const pool = await freshPool(hub, params.project);
   const whole = pool.wholeIndex();
   const byId = new Map<string, ContextItem>();
-  const lookup = async (id: string) => {
-    if (byId.has(id)) return;
-    const item = whole.get(id) ?? (await hub.store.getItem(params.project, id));
+  const lookup = (id: string) => {
+    const item = whole.get(id);
     if (item !== undefined) byId.set(id, item);
   };
-  await lookup(params.itemId);
-  for (const ancestor of byId.get(params.itemId)?.provenance.derivedFrom ?? []) await lookup(ancestor);
+  lookup(params.itemId);
+  for (const ancestor of byId.get(params.itemId)?.provenance.derivedFrom ?? []) lookup(ancestor);
   return explainLineage(params.itemId, byId.values());
 };

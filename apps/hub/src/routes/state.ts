@@ -97,10 +97,12 @@ export const stateHistory: RouteHandler<"stateHistory"> = async ({ params, hub }
   return { items: await hub.store.stateHistory(params.project, params.key) };
 };
 
-/** Open contradictions: keys with competing values or proposals, and contradiction journal entries (item ids). */
+/**
+ * Open contradictions: keys with competing values or proposals, and the journal's contradiction entries as the
+ * item ids packets use (from the project's pool, so this answer and every packet agree).
+ */
 export const contradictions: RouteHandler<"contradictions"> = async ({ params, hub }) => {
-  await hub.project(params.project);
+  const pool = await hub.pools.get(await hub.project(params.project));
   const state = await hub.store.openContradictions(params.project);
-  const journal = await hub.store.listJournal(params.project, { categories: ["contradiction"] });
-  return { state, journal: journal.map((entry) => `journal_${entry.id}`) };
+  return { state, journal: pool.contradictionJournalIds() };
 };
