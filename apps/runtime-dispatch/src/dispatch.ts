@@ -15,10 +15,13 @@ export interface PrepareStepOptions {
   gitBinary?: string;
 }
 
-export interface PreparedStep {
+export interface RenderedStep {
   context: DispatchContext;
   rendered: RenderedPrompt;
   manifest: DispatchManifest;
+}
+
+export interface PreparedStep extends RenderedStep {
   manifestPath: string;
 }
 
@@ -28,6 +31,15 @@ export interface PreparedStep {
  * `invalid_request`.
  */
 export async function prepareStep(options: PrepareStepOptions): Promise<PreparedStep> {
+  const step = await renderStep(options);
+  return { ...step, manifestPath: await writeManifest(options.root, step.manifest) };
+}
+
+/**
+ * What {@link prepareStep} does, without writing the manifest: assembles dispatch context and renders the prompt
+ * (`kxm run prompt` previews with it). An unknown step or a bad attempt is `invalid_request`.
+ */
+export async function renderStep(options: PrepareStepOptions): Promise<RenderedStep> {
   const { root, run, stepId, attempt } = options;
   const stepIndex = run.workflow.steps.findIndex((step) => step.id === stepId);
   const step = run.workflow.steps[stepIndex];
@@ -52,6 +64,5 @@ export async function prepareStep(options: PrepareStepOptions): Promise<Prepared
     ...(options.predecessors === undefined ? {} : { predecessors: options.predecessors }),
   });
   const manifest = buildManifest(run, step.id, attempt, step.agent, context.role, rendered);
-  const manifestPath = await writeManifest(root, manifest);
-  return { context, rendered, manifest, manifestPath };
+  return { context, rendered, manifest };
 }

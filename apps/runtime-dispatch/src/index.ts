@@ -1,8 +1,28 @@
 // The public surface of @kxm/runtime-dispatch. Named exports only: adding a name here makes it public on purpose.
+export { type AgentExit, type AgentInvocation, commandLine, KILL_GRACE_MS, runAgent } from "./adapter.js";
+export {
+  type AdapterConfig,
+  AdapterSchema,
+  AGENTS_FILE,
+  type AgentsConfig,
+  AgentsConfigSchema,
+  adapterFor,
+  adaptersFor,
+  DEFAULT_TIMEOUT_SECONDS,
+  loadAgentsConfig,
+  PROFILES,
+  PROMPT_FILE_PLACEHOLDER,
+  type ProfileName,
+  type PromptInput,
+  parseAgentsConfig,
+  type ResolvedAdapter,
+} from "./agents.js";
 export {
   type PreparedStep,
   type PrepareStepOptions,
   prepareStep,
+  type RenderedStep,
+  renderStep,
 } from "./dispatch.js";
 export {
   assembleDispatchContext,
@@ -18,6 +38,14 @@ export {
   MAX_PROJECT_ITEMS,
   MAX_TASK_CHARS,
 } from "./dispatch-context.js";
+export { eventsPath, openRunLog, type RunEventName, type RunLog } from "./events.js";
+export {
+  type ExecutedRun,
+  type ExecuteRunOptions,
+  executeRun,
+  type RunProgress,
+  WITHHELD_ENV,
+} from "./execute.js";
 export {
   DISPATCH_GAPS,
   memoryRejectedGap,
@@ -25,6 +53,16 @@ export {
   skillUnverifiedGap,
   TASK_INVIOLABLE_GAP,
 } from "./gaps.js";
+export {
+  HUB_REPORT_TIMEOUT_MS,
+  type HubReportTarget,
+  hubReporter,
+  type ReportResult,
+  type RunOutcomeReport,
+  type RunReporter,
+  type StepReport,
+  stepSummary,
+} from "./hub-report.js";
 export {
   buildManifest,
   type DispatchManifest,
@@ -45,6 +83,31 @@ export {
   renderDispatchPrompt,
 } from "./prompt.js";
 export {
+  type AgentReport,
+  type EvidenceLine,
+  outputSnippet,
+  readAgentReport,
+  SNIPPET_CHARS,
+} from "./report.js";
+export {
+  listRunStatuses,
+  outcomePath,
+  RUN_OUTCOME_SCHEMA,
+  type RunOutcome,
+  RunOutcomeSchema,
+  type RunStatus,
+  type RunStatusName,
+  readManifests,
+  readRunStatus,
+  STEP_RESULT_SCHEMA,
+  type StepResult,
+  StepResultSchema,
+  type StepStatus,
+  stepFile,
+  stepFileRel,
+} from "./results.js";
+export {
+  buildRun,
   type CreateRunOptions,
   createRun,
   loadRun,

@@ -64,14 +64,34 @@ export function jsonText(value: unknown): string {
  * An existing run id is `invalid_request`.
  */
 export async function createRun(root: string, options: CreateRunOptions): Promise<Run> {
+  const run = await buildRun(root, options);
+  const dir = runDir(root, run.runId);
+  const file = join(dir, "run.json");
+  // Creating the run's own folder is the claim on the id: two runs started with one id cannot both succeed.
+  await mkdir(dirname(dir), { recursive: true });
+  try {
+    await mkdir(dir);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "EEXIST") {
+      throw new KxmError("invalid_request", `run ${run.runId} already exists`);
+    }
+    throw error;
+  }
+  await writeFileWhole(file, jsonText(run));
+  return run;
+}
+
+/**
+ * The run `createRun` would write, pinned to the current memory revision, without writing anything: what
+ * `kxm run prompt` previews with.
+ */
+export async function buildRun(root: string, options: CreateRunOptions): Promise<Run> {
   const runId = checkRunId(options.runId ?? `run_${randomBytes(6).toString("hex")}`);
   const project =
     options.project === undefined
       ? defaultProject(root)
       : parseOrThrow(ProjectIdSchema, options.project, "invalid_request", "project");
-  const dir = runDir(root, runId);
-  const file = join(dir, "run.json");
-  const run = parseOrThrow(
+  return parseOrThrow(
     RunSchema,
     {
       schema: RUN_SCHEMA,
@@ -85,18 +105,6 @@ export async function createRun(root: string, options: CreateRunOptions): Promis
     "invalid_request",
     "run",
   );
-  // Creating the run's own folder is the claim on the id: two runs started with one id cannot both succeed.
-  await mkdir(dirname(dir), { recursive: true });
-  try {
-    await mkdir(dir);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === "EEXIST") {
-      throw new KxmError("invalid_request", `run ${runId} already exists`);
-    }
-    throw error;
-  }
-  await writeFileWhole(file, jsonText(run));
-  return run;
 }
 
 /** Loads `.kxm/runs/<run-id>/run.json`: `not_found` when missing, `invalid_request` when malformed. */

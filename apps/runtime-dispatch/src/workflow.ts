@@ -1,12 +1,10 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { KxmError } from "@kxm/contract";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
-import { type ZodIssue, z } from "zod";
+import { z } from "zod";
+import { parseYamlFile, readProjectFile } from "./yaml-file.js";
 
 /** Workflow names, step ids and agent ids: lowercase words joined by `-`, `_` or `.`; safe in file names. */
 export const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
-const AGENT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+export const AGENT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 const nameField = z
   .string()
@@ -65,83 +63,15 @@ export function workflowFile(name: string): string {
   return `.kxm/workflows/${name}.yaml`;
 }
 
-type PathKey = PropertyKey;
-
-function pairFor(node: Node, key: PathKey) {
-  if (!isMap(node)) return undefined;
-  return node.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === String(key));
-}
-
-/** The 1-based line of the deepest YAML node on `path` (the key's line for an unknown key). */
-function lineOf(
-  contents: Node | null,
-  lineCounter: LineCounter,
-  path: readonly PathKey[],
-  unknownKey?: string,
-): number {
-  let node: Node | null = contents;
-  let offset = node?.range?.[0] ?? 0;
-  for (const key of path) {
-    if (node === null) break;
-    let next: Node | null = null;
-    if (isSeq(node) && typeof key === "number") next = (node.items[key] as Node | undefined) ?? null;
-    else {
-      const pair = pairFor(node, key);
-      if (pair) next = (pair.value as Node | null) ?? (pair.key as Node);
-    }
-    if (next === null) break;
-    node = next;
-    offset = node.range?.[0] ?? offset;
-  }
-  if (unknownKey !== undefined && node !== null) {
-    const pair = pairFor(node, unknownKey);
-    const keyNode = pair?.key as Node | undefined;
-    if (keyNode?.range) offset = keyNode.range[0];
-  }
-  return lineCounter.linePos(offset).line;
-}
-
-function describePath(path: readonly PathKey[]): string {
-  let out = "";
-  for (const key of path)
-    out += typeof key === "number" ? `[${key}]` : out === "" ? String(key) : `.${String(key)}`;
-  return out === "" ? "(document)" : out;
-}
-
-function ruleOf(issue: ZodIssue): string {
-  if (issue.code === "unrecognized_keys") return `unknown key "${issue.keys[0]}" (allowed keys are fixed)`;
-  if (issue.code === "invalid_type") return `must be ${issue.expected}`;
-  return issue.message;
-}
-
 /**
  * Parses and validates a workflow's YAML text. Problems are `invalid_request` naming the file, the line and the
  * rule: `<file>:<line>: <path>: <rule>`. The first problem in document order is reported.
  */
 export function parseWorkflow(name: string, source: string): Workflow {
   const file = workflowFile(name);
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(source, { lineCounter, uniqueKeys: true, prettyErrors: false });
-  const yamlError = doc.errors[0];
-  if (yamlError) {
-    const line = lineCounter.linePos(yamlError.pos[0]).line;
-    const message = yamlError.message.split("\n")[0] ?? yamlError.code;
-    throw new KxmError("invalid_request", `${file}:${line}: is not valid YAML: ${message}`);
-  }
-  const parsed = WorkflowSchema.safeParse(doc.toJS({ maxAliasCount: 0 }));
-  if (!parsed.success) {
-    const located = parsed.error.issues.map((issue) => {
-      const unknownKey = issue.code === "unrecognized_keys" ? issue.keys[0] : undefined;
-      return { issue, line: lineOf(doc.contents, lineCounter, issue.path, unknownKey) };
-    });
-    located.sort((a, b) => a.line - b.line);
-    const first = located[0]!;
-    const path = describePath(first.issue.path);
-    throw new KxmError("invalid_request", `${file}:${first.line}: ${path}: ${ruleOf(first.issue)}`);
-  }
-  const workflow = parsed.data;
+  const { value: workflow, lineOf } = parseYamlFile(file, source, WorkflowSchema);
   if (workflow.name !== undefined && workflow.name !== name) {
-    const line = lineOf(doc.contents, lineCounter, ["name"]);
+    const line = lineOf(["name"]);
     throw new KxmError("invalid_request", `${file}:${line}: name: must be "${name}", the file's name`);
   }
   return { name, steps: workflow.steps };
@@ -155,18 +85,8 @@ export async function loadWorkflow(root: string, name: string): Promise<Workflow
   if (typeof name !== "string" || name.length > 64 || !NAME_PATTERN.test(name)) {
     throw new KxmError("invalid_request", "workflow: must be lowercase letters, digits, '.', '_' or '-'");
   }
-  let source: string;
-  try {
-    source = await readFile(join(root, ".kxm", "workflows", `${name}.yaml`), "utf8");
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ENOENT" || code === "ENOTDIR") {
-      throw new KxmError("not_found", `no workflow ${name}: ${workflowFile(name)} does not exist`);
-    }
-    throw new KxmError(
-      "invalid_request",
-      `${workflowFile(name)}: cannot be read (${String(code ?? "error")})`,
-    );
-  }
+  const file = workflowFile(name);
+  const source = await readProjectFile(root, file);
+  if (source === undefined) throw new KxmError("not_found", `no workflow ${name}: ${file} does not exist`);
   return parseWorkflow(name, source);
 }

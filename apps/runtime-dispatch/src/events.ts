@@ -1,0 +1,45 @@
+import { join } from "node:path";
+import { type Logger, pino } from "pino";
+import { runDir } from "./runs.js";
+
+// A run's log: JSON lines in `.kxm/runs/<run-id>/events.jsonl`, one event per line with `event` naming it. Events
+// carry ids, counts, gaps, codes and durations, never the run prompt, an instruction, an item's text or the
+// agent's output.
+
+/** The events a run logs, in the order they can happen. */
+export type RunEventName =
+  | "run_started"
+  | "dispatch_context_assembled"
+  | "agent_step_finished"
+  | "hub_report_failed"
+  | "run_finished";
+
+export interface RunLog {
+  event(name: RunEventName, fields: Record<string, unknown>): void;
+  /** Flushes and closes the file. */
+  close(): void;
+}
+
+/** `.kxm/runs/<run-id>/events.jsonl`. */
+export function eventsPath(root: string, runId: string): string {
+  return join(runDir(root, runId), "events.jsonl");
+}
+
+/** Opens the run's event log for appending (synchronous writes: nothing is lost if the process dies). */
+export function openRunLog(root: string, runId: string): RunLog {
+  const destination = pino.destination({ dest: eventsPath(root, runId), append: true, sync: true });
+  const logger: Logger = pino(
+    { base: null, messageKey: "msg", timestamp: pino.stdTimeFunctions.isoTime },
+    destination,
+  );
+  return {
+    event(name, fields) {
+      const level = name === "hub_report_failed" ? "warn" : "info";
+      logger[level]({ event: name, ...fields });
+    },
+    close() {
+      destination.flushSync();
+      destination.end();
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { createHubClient, type HubClient, isKxmError, RefListSchema } from "@kxm/contract";
+import type { Run } from "./runs.js";
+
+// Step outcomes reported to a hub, when one is configured, through the contract's client only. Reporting is a
+// courtesy: a hub that is down, slow or refuses a call never stops a run. Nothing of the prompt, the agent's output
+// or memory is sent: a run's record, one journal entry per step (what happened, never what was said), and the
+// finish that yields the run's episode.
+
+/** Each call to the hub gets this long. */
+export const HUB_REPORT_TIMEOUT_MS = 5_000;
+
+export interface HubReportTarget {
+  /** The hub's base URL. */
+  url: string;
+  /** An agent key of the run's project, or the admin token. */
+  token?: string;
+  fetch?: typeof fetch;
+}
+
+/** A finished step as the hub sees it. */
+export interface StepReport {
+  stepId: string;
+  agent: string;
+  status: string;
+  outcome: string | null;
+  reason: string | null;
+  durationMs: number | null;
+  evidenceRefs: string[];
+}
+
+export interface RunOutcomeReport {
+  status: "succeeded" | "failed" | "cancelled";
+  failingStep?: string;
+}
+
+/** What one report attempt came to: `reported`, or `failed` with the error code (never a message or a secret). */
+export type ReportResult = { status: "reported" } | { status: "failed"; code: string };
+
+export interface RunReporter {
+  runStarted(run: Run): Promise<ReportResult>;
+  stepFinished(run: Run, step: StepReport): Promise<ReportResult>;
+  runFinished(run: Run, outcome: RunOutcomeReport): Promise<ReportResult>;
+}
+
+function codeOf(error: unknown): string {
+  return isKxmError(error) ? error.code : "internal_error";
+}
+
+async function attempt(call: () => Promise<unknown>): Promise<ReportResult> {
+  try {
+    await call();
+    return { status: "reported" };
+  } catch (error) {
+    return { status: "failed", code: codeOf(error) };
+  }
+}
+
+/** One line for the journal: `Step plan (planner) completed with outcome done in 12.3 s`. */
+export function stepSummary(step: StepReport): string {
+  let text = `Step ${step.stepId} (${step.agent}) ${step.status.replace("_", " ")}`;
+  if (step.outcome !== null) text += ` with outcome ${step.outcome}`;
+  if (step.reason !== null && step.outcome === null) text += `: ${step.reason}`;
+  if (step.durationMs !== null) text += ` in ${(step.durationMs / 1000).toFixed(1)} s`;
+  return text;
+}
+
+/**
+ * A reporter for the hub at `target`. Once the run could not be recorded on the hub, later calls for it are not
+ * attempted (they could only fail); each failed call is returned, so the caller can log it and go on.
+ */
+export function hubReporter(target: HubReportTarget): RunReporter {
+  const client: HubClient = createHubClient({
+    baseUrl: target.url,
+    timeoutMs: HUB_REPORT_TIMEOUT_MS,
+    ...(target.token === undefined ? {} : { token: target.token }),
+    ...(target.fetch === undefined ? {} : { fetch: target.fetch }),
+  });
+  let recorded = false;
+  const skipped: ReportResult = { status: "failed", code: "run_not_recorded" };
+  return {
+    async runStarted(run) {
+      const result = await attempt(() =>
+        client.startRun({
+          params: { project: run.project },
+          body: { workflow: run.workflow.name, runId: run.runId },
+        }),
+      );
+      recorded = result.status === "reported";
+      return result;
+    },
+    async stepFinished(run, step) {
+      if (!recorded) return skipped;
+      const refs = RefListSchema.safeParse(step.evidenceRefs);
+      return attempt(() =>
+        client.appendJournal({
+          params: { project: run.project, runId: run.runId },
+          body: {
+            category: step.status === "completed" ? "observation" : "error",
+            summary: stepSummary(step),
+            stage: step.stepId,
+            ...(refs.success && refs.data.length > 0 ? { evidenceRefs: refs.data } : {}),
+          },
+        }),
+      );
+    },
+    async runFinished(run, outcome) {
+      if (!recorded) return skipped;
+      return attempt(() =>
+        client.finishRun({
+          params: { project: run.project, runId: run.runId },
+          body: {
+            outcome: outcome.status,
+            ...(outcome.failingStep === undefined ? {} : { failingStep: outcome.failingStep }),
+          },
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,264 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { KxmError } from "@kxm/contract";
+import { z } from "zod";
+import { type DispatchManifest, MANIFEST_SCHEMA, manifestPath } from "./manifest.js";
+import { loadRun, type Run, runDir } from "./runs.js";
+
+// What a run left on disk besides run.json: one result per step attempt and the run's outcome, each written
+// whole, and what `kxm run status` and `kxm run manifest` read back.
+
+export const STEP_RESULT_SCHEMA = "kxm.step-result.v1";
+export const RUN_OUTCOME_SCHEMA = "kxm.run-outcome.v1";
+
+export const STEP_STATUSES = ["running", "completed", "failed", "timed_out", "cancelled"] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+/** How reporting to a hub went: not configured, done, or failed with a code. */
+export const HubReportSchema = z.union([
+  z.literal("not_configured"),
+  z.literal("reported"),
+  z.string().regex(/^failed:[a-z_]+$/),
+]);
+
+export const StepResultSchema = z.strictObject({
+  schema: z.literal(STEP_RESULT_SCHEMA),
+  runId: z.string(),
+  stepId: z.string(),
+  attempt: z.number().int().min(1),
+  agent: z.string(),
+  /** Where the adapter came from: `profile:claude`, `command`, `default:profile:codex`. */
+  adapter: z.string(),
+  status: z.enum(STEP_STATUSES),
+  outcome: z.string().nullable(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  /** Why the step failed, timed out or stopped the run; null when it completed with the proceeding outcome. */
+  reason: z.string().nullable(),
+  evidence: z.array(z.strictObject({ key: z.string(), ref: z.string() })),
+  missingEvidence: z.array(z.string()),
+  startedAt: z.iso.datetime({ offset: true }),
+  finishedAt: z.iso.datetime({ offset: true }).nullable(),
+  durationMs: z.number().int().min(0).nullable(),
+  /** The process running the run, while the step runs (to tell a running step from an interrupted one). */
+  pid: z.number().int().nullable(),
+  /** Project-relative paths of the step's files. */
+  files: z.strictObject({ prompt: z.string(), manifest: z.string(), output: z.string(), errors: z.string() }),
+  hub: HubReportSchema,
+});
+export type StepResult = z.infer<typeof StepResultSchema>;
+
+export const RUN_STATUSES = ["succeeded", "failed", "cancelled"] as const;
+export type RunFinalStatus = (typeof RUN_STATUSES)[number];
+
+export const RunOutcomeSchema = z.strictObject({
+  schema: z.literal(RUN_OUTCOME_SCHEMA),
+  runId: z.string(),
+  status: z.enum(RUN_STATUSES),
+  failingStep: z.string().nullable(),
+  reason: z.string().nullable(),
+  finishedAt: z.iso.datetime({ offset: true }),
+  hub: HubReportSchema,
+});
+export type RunOutcome = z.infer<typeof RunOutcomeSchema>;
+
+/** `.kxm/runs/<run-id>/<step-id>.<attempt>.<suffix>`. */
+export function stepFile(
+  root: string,
+  runId: string,
+  stepId: string,
+  attempt: number,
+  suffix: string,
+): string {
+  return join(runDir(root, runId), `${stepId}.${attempt}.${suffix}`);
+}
+
+/** The project-relative form of {@link stepFile}. */
+export function stepFileRel(runId: string, stepId: string, attempt: number, suffix: string): string {
+  return `.kxm/runs/${runId}/${stepId}.${attempt}.${suffix}`;
+}
+
+export function outcomePath(root: string, runId: string): string {
+  return join(runDir(root, runId), "outcome.json");
+}
+
+async function readJson<T>(path: string, rel: string, schema: z.ZodType<T>): Promise<T | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new KxmError("invalid_request", `${rel}: cannot be read (${String(code ?? "error")})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new KxmError("invalid_request", `${rel}: is not valid JSON`);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new KxmError("invalid_request", `${rel}: is not a KXM run file`);
+  return parsed.data;
+}
+
+/** The latest attempt's result of each step that has one, keyed by step id. */
+async function latestResults(root: string, run: Run): Promise<Map<string, StepResult>> {
+  const names = await readdir(runDir(root, run.runId)).catch(() => [] as string[]);
+  const attempts = new Map<string, number>();
+  for (const name of names) {
+    const match = /^(.+)\.(\d+)\.result\.json$/.exec(name);
+    if (!match) continue;
+    const attempt = Number(match[2]);
+    if (attempt > (attempts.get(match[1]!) ?? 0)) attempts.set(match[1]!, attempt);
+  }
+  const out = new Map<string, StepResult>();
+  for (const step of run.workflow.steps) {
+    const attempt = attempts.get(step.id);
+    if (attempt === undefined) continue;
+    const rel = stepFileRel(run.runId, step.id, attempt, "result.json");
+    const result = await readJson(
+      stepFile(root, run.runId, step.id, attempt, "result.json"),
+      rel,
+      StepResultSchema,
+    );
+    if (result !== undefined) out.set(step.id, result);
+  }
+  return out;
+}
+
+/** A run's status: finished (its outcome), running, interrupted (its process is gone) or pending. */
+export type RunStatusName = RunFinalStatus | "running" | "interrupted" | "pending";
+export type StepStatusName = StepStatus | "interrupted" | "pending";
+
+export interface RunStatus {
+  runId: string;
+  workflow: string;
+  project: string;
+  createdAt: string;
+  memoryRevision: string | null;
+  status: RunStatusName;
+  failingStep: string | null;
+  reason: string | null;
+  finishedAt: string | null;
+  hub: string | null;
+  steps: Array<{
+    stepId: string;
+    agent: string;
+    status: StepStatusName;
+    attempt: number | null;
+    outcome: string | null;
+    reason: string | null;
+    durationMs: number | null;
+    missingEvidence: string[];
+    hub: string | null;
+  }>;
+}
+
+function alive(pid: number | null): boolean {
+  if (pid === null) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: unknown }).code === "EPERM";
+  }
+}
+
+/** The status of one run, from its files: `not_found` when there is no such run. */
+export async function readRunStatus(root: string, runId: string): Promise<RunStatus> {
+  const run = await loadRun(root, runId);
+  const results = await latestResults(root, run);
+  const outcome = await readJson(
+    outcomePath(root, run.runId),
+    `.kxm/runs/${run.runId}/outcome.json`,
+    RunOutcomeSchema,
+  );
+  let interrupted = false;
+  const steps = run.workflow.steps.map((step) => {
+    const result = results.get(step.id);
+    let status: StepStatusName = result?.status ?? "pending";
+    if (status === "running" && !alive(result?.pid ?? null)) {
+      status = "interrupted";
+      interrupted = true;
+    }
+    return {
+      stepId: step.id,
+      agent: step.agent,
+      status,
+      attempt: result?.attempt ?? null,
+      outcome: result?.outcome ?? null,
+      reason: result?.reason ?? null,
+      durationMs: result?.durationMs ?? null,
+      missingEvidence: result?.missingEvidence ?? [],
+      hub: result?.hub ?? null,
+    };
+  });
+  let status: RunStatusName;
+  if (outcome !== undefined) status = outcome.status;
+  else if (interrupted) status = "interrupted";
+  else status = results.size === 0 ? "pending" : "running";
+  return {
+    runId: run.runId,
+    workflow: run.workflow.name,
+    project: run.project,
+    createdAt: run.createdAt,
+    memoryRevision: run.memoryRevision ?? null,
+    status,
+    failingStep: outcome?.failingStep ?? null,
+    reason: outcome?.reason ?? null,
+    finishedAt: outcome?.finishedAt ?? null,
+    hub: outcome?.hub ?? null,
+    steps,
+  };
+}
+
+/** Every run under `.kxm/runs`, newest first (ties by run id); folders that are not runs are skipped. */
+export async function listRunStatuses(root: string): Promise<RunStatus[]> {
+  const names = await readdir(join(root, ".kxm", "runs")).catch(() => [] as string[]);
+  const out: RunStatus[] = [];
+  for (const name of names.sort()) {
+    try {
+      out.push(await readRunStatus(root, name));
+    } catch {
+      // Not a run folder (or a damaged one): `kxm run status <id>` names the problem.
+    }
+  }
+  return out.sort((a, b) =>
+    a.createdAt === b.createdAt ? (a.runId < b.runId ? -1 : 1) : a.createdAt < b.createdAt ? 1 : -1,
+  );
+}
+
+const ManifestFileSchema = z.looseObject({ schema: z.literal(MANIFEST_SCHEMA) });
+
+/**
+ * The manifests of a run: the latest attempt of every step that was dispatched, in workflow order, or of one step
+ * (`not_found` when that step has none). An unknown step is `invalid_request`.
+ */
+export async function readManifests(
+  root: string,
+  runId: string,
+  stepId?: string,
+): Promise<DispatchManifest[]> {
+  const run = await loadRun(root, runId);
+  if (stepId !== undefined && !run.workflow.steps.some((step) => step.id === stepId)) {
+    throw new KxmError("invalid_request", `step: run ${run.runId} has no step ${stepId}`);
+  }
+  const names = await readdir(runDir(root, run.runId)).catch(() => [] as string[]);
+  const out: DispatchManifest[] = [];
+  for (const step of run.workflow.steps) {
+    if (stepId !== undefined && step.id !== stepId) continue;
+    let latest = 0;
+    for (const name of names) {
+      const match = /^(.+)\.(\d+)\.manifest\.json$/.exec(name);
+      if (match && match[1] === step.id) latest = Math.max(latest, Number(match[2]));
+    }
+    if (latest === 0) continue;
+    const rel = stepFileRel(run.runId, step.id, latest, "manifest.json");
+    const manifest = await readJson(manifestPath(root, run.runId, step.id, latest), rel, ManifestFileSchema);
+    if (manifest !== undefined) out.push(manifest as unknown as DispatchManifest);
+  }
+  if (stepId !== undefined && out.length === 0) {
+    throw new KxmError("not_found", `step ${stepId} of run ${run.runId} has not been dispatched`);
+  }
+  return out;
+}
