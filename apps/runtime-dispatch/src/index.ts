@@ -43,6 +43,8 @@ export {
   type ExecutedRun,
   type ExecuteRunOptions,
   executeRun,
+  predecessorOutput,
+  predecessorsFromRun,
   type RunProgress,
   WITHHELD_ENV,
 } from "./execute.js";
@@ -91,6 +93,7 @@ export {
 } from "./report.js";
 export {
   listRunStatuses,
+  loadStepResult,
   outcomePath,
   RUN_OUTCOME_SCHEMA,
   type RunOutcome,

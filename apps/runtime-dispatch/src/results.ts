@@ -115,15 +115,24 @@ async function latestResults(root: string, run: Run): Promise<Map<string, StepRe
   for (const step of run.workflow.steps) {
     const attempt = attempts.get(step.id);
     if (attempt === undefined) continue;
-    const rel = stepFileRel(run.runId, step.id, attempt, "result.json");
-    const result = await readJson(
-      stepFile(root, run.runId, step.id, attempt, "result.json"),
-      rel,
-      StepResultSchema,
-    );
+    const result = await loadStepResult(root, run.runId, step.id, attempt);
     if (result !== undefined) out.set(step.id, result);
   }
   return out;
+}
+
+/** One attempt's result, or `undefined` when it has none. */
+export function loadStepResult(
+  root: string,
+  runId: string,
+  stepId: string,
+  attempt: number,
+): Promise<StepResult | undefined> {
+  return readJson(
+    stepFile(root, runId, stepId, attempt, "result.json"),
+    stepFileRel(runId, stepId, attempt, "result.json"),
+    StepResultSchema,
+  );
 }
 
 /** A run's status: finished (its outcome), running, interrupted (its process is gone) or pending. */

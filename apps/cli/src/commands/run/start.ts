@@ -1,0 +1,97 @@
+import type { RunProgress, RunStatus } from "@kxm/runtime-dispatch";
+import { Args, Flags } from "@oclif/core";
+import { EXIT, KxmCommand, UsageError } from "../../base.js";
+import { isHubUrl, readEnv } from "../../env.js";
+import { hubFlag } from "../../hub-client.js";
+import { describeProgress, statusLines } from "../../run-output.js";
+
+export default class RunStart extends KxmCommand {
+  static override summary = "Start a run of a workflow and dispatch its steps to their agents, in order.";
+  static override description =
+    "Creates a run of .kxm/workflows/<workflow>.yaml (pinning the memory revision), then dispatches each step: " +
+    "its prompt is built from committed, pinned memory and promoted skills only (never the hub), saved with its " +
+    "manifest under .kxm/runs/<run-id>/, and handed to the agent's adapter from .kxm/agents.yaml. The run goes on " +
+    "while each step completes with its first allowed outcome, and ends at the first step that fails, times out or " +
+    "reports another outcome. When a hub is configured (--hub or KXM_HUB_URL), the run, each step's outcome (as a " +
+    "journal entry) and the finish are reported to it with KXM_AGENT_KEY, else KXM_AUTH_TOKEN; a hub that is down " +
+    "never stops the run. Exits 0 when the run succeeded, 1 when it failed or was cancelled (Ctrl-C).";
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> fix-bug --prompt "Fix the flaky release test."',
+    '<%= config.bin %> <%= command.id %> fix-bug --prompt "Fix the flaky release test." --project demo --hub http://127.0.0.1:7420',
+    '<%= config.bin %> <%= command.id %> fix-bug --prompt "Fix it." --run-id run-42 --json',
+  ];
+  static override args = {
+    workflow: Args.string({
+      description: "The workflow's name: .kxm/workflows/<workflow>.yaml",
+      required: true,
+    }),
+  };
+  static override flags = {
+    prompt: Flags.string({
+      description: "The run prompt: the objective every step's prompt opens with",
+      required: true,
+    }),
+    "run-id": Flags.string({ description: "The run's id (default: run_ and 12 random hex digits)" }),
+    project: Flags.string({
+      description: "The project id named in prompts and hub reports (default: the root folder's name)",
+    }),
+    hub: hubFlag,
+  };
+
+  async run(): Promise<RunStatus> {
+    const { args, flags } = await this.parse(RunStart);
+    const read = readEnv();
+    if ("problem" in read) throw new UsageError(read.problem);
+    if (flags.hub !== undefined && !isHubUrl(flags.hub)) {
+      throw new UsageError(
+        `--hub: ${flags.hub} is not an http:// or https:// URL, such as http://127.0.0.1:7420`,
+      );
+    }
+    const root = await this.projectRoot(flags.cwd);
+    const dispatch = await import("@kxm/runtime-dispatch");
+    const workflow = await dispatch.loadWorkflow(root, args.workflow);
+    const hubUrl = flags.hub ?? (process.env.KXM_HUB_URL ? read.env.KXM_HUB_URL : undefined);
+    const token = read.env.KXM_AGENT_KEY ?? read.env.KXM_AUTH_TOKEN;
+    const reporter =
+      hubUrl === undefined
+        ? undefined
+        : dispatch.hubReporter({ url: hubUrl, ...(token === undefined ? {} : { token }) });
+
+    const controller = new AbortController();
+    const cancel = () => controller.abort();
+    process.once("SIGINT", cancel);
+    process.once("SIGTERM", cancel);
+    try {
+      const executed = await dispatch.executeRun({
+        root,
+        workflow,
+        prompt: flags.prompt,
+        signal: controller.signal,
+        ...(flags["run-id"] === undefined ? {} : { runId: flags["run-id"] }),
+        ...(flags.project === undefined ? {} : { project: flags.project }),
+        ...(reporter === undefined ? {} : { reporter }),
+        onProgress: (progress: RunProgress) => {
+          const line = describeProgress(progress);
+          if (line !== undefined) this.say(line);
+        },
+      });
+      const status = await dispatch.readRunStatus(root, executed.run.runId);
+      if (executed.outcome.status === "succeeded") {
+        this.say(`Run ${status.runId} succeeded. Details: kxm run status ${status.runId}`);
+        return status;
+      }
+      if (this.jsonEnabled()) {
+        this.logJson(status);
+      } else {
+        for (const line of statusLines(status).slice(1)) this.say(line);
+        process.stderr.write(
+          `run start failed: run ${status.runId} ${status.status}: ${status.reason ?? "-"}\n`,
+        );
+      }
+      return this.exit(EXIT.failed);
+    } finally {
+      process.off("SIGINT", cancel);
+      process.off("SIGTERM", cancel);
+    }
+  }
+}

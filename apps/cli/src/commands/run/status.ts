@@ -1,0 +1,40 @@
+import type { RunStatus } from "@kxm/runtime-dispatch";
+import { Args } from "@oclif/core";
+import { KxmCommand } from "../../base.js";
+import { statusLines } from "../../run-output.js";
+
+export default class RunStatusCommand extends KxmCommand {
+  static override summary = "Show one run's steps and outcome, or list every run, newest first.";
+  static override description =
+    "Reads .kxm/runs/. With a run id: the run's status (succeeded, failed, cancelled, running, interrupted when " +
+    "its process is gone, or pending) and each step's status, outcome, duration, reason and missing evidence. " +
+    "Without: one line per run, newest first. --json prints the status object, or {runs: [...]}.";
+  static override examples = [
+    "<%= config.bin %> <%= command.id %>",
+    "<%= config.bin %> <%= command.id %> run_3f2a9c1d7e44",
+    "<%= config.bin %> <%= command.id %> run_3f2a9c1d7e44 --json",
+  ];
+  static override args = {
+    "run-id": Args.string({ description: "The run's id; omit it to list every run" }),
+  };
+
+  async run(): Promise<RunStatus | { runs: RunStatus[] }> {
+    const { args, flags } = await this.parse(RunStatusCommand);
+    const root = await this.projectRoot(flags.cwd);
+    const dispatch = await import("@kxm/runtime-dispatch");
+    if (args["run-id"] !== undefined) {
+      const status = await dispatch.readRunStatus(root, args["run-id"]);
+      for (const line of statusLines(status)) this.say(line);
+      return status;
+    }
+    const runs = await dispatch.listRunStatuses(root);
+    if (runs.length === 0) this.say("No runs.");
+    for (const run of runs) {
+      const done = run.steps.filter((step) => step.status === "completed").length;
+      this.say(
+        `${run.runId}  ${run.workflow}  ${run.status}  ${run.createdAt}  ${done}/${run.steps.length} steps`,
+      );
+    }
+    return { runs };
+  }
+}

@@ -1,0 +1,283 @@
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createHubClient } from "@kxm/contract";
+import { readHubEnv, serveHub } from "@kxm/hub";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  commitAll,
+  expectFailureLine,
+  expectJsonFailure,
+  expectUsageError,
+  gitRepo,
+  json,
+  kxm,
+  put,
+  read,
+} from "./support/cli.js";
+
+// `kxm run` end to end: the built CLI, a real Git repository, agents played by the runtime package's fake agent
+// script (a real process; no agent CLI such as claude can run here) and a real hub on a loopback port.
+
+const FAKE_AGENT = fileURLToPath(
+  new URL("../../runtime-dispatch/test/fixtures/fake-agent.mjs", import.meta.url),
+);
+const ADMIN_TOKEN = "test-admin-token-run-0123456789";
+
+const WORKFLOW = `steps:
+  - id: plan
+    agent: planner
+    instructions: Write a plan for the fix.
+    requiredEvidence: [plan]
+    allowedOutcomes: [done, blocked]
+    permission: read-only
+  - id: implement
+    agent: implementer
+    instructions: Implement the fix and run the tests with pnpm.
+    requiredEvidence: [diff]
+    allowedOutcomes: [done, blocked]
+    permission: workspace-write
+`;
+
+const FACT = `---
+schema: kxm.memory.v1
+id: use-pnpm
+scope: project
+kind: convention
+summary: Use pnpm, not npm, in this repository
+provenance:
+  sourceType: git
+  sourceRef: docs/tooling.md
+authority: instruction
+confidence: verified
+lifecycle: active
+---
+`;
+
+function agents(planner: string[], implementer: string[] = []): string {
+  const command = (args: string[]) => JSON.stringify([process.execPath, FAKE_AGENT, ...args]);
+  return `agents:\n  planner:\n    command: ${command(planner)}\n  implementer:\n    command: ${command(implementer)}\n`;
+}
+
+async function project(planner: string[] = ["--evidence", "plan=docs/plan.md"], implementer: string[] = []) {
+  const root = await gitRepo("kxm-cli-run-");
+  await put(root, ".kxm/workflows/fix-bug.yaml", WORKFLOW);
+  await put(root, ".kxm/memory/use-pnpm.md", FACT);
+  await put(root, ".kxm/agents.yaml", agents(planner, implementer));
+  await commitAll(root, "workflow, memory and agents");
+  return root;
+}
+
+let hub: { url: string; close(): Promise<void> };
+
+beforeAll(async () => {
+  const dir = await gitRepo("kxm-cli-run-hub-");
+  hub = await serveHub({
+    env: readHubEnv({
+      KXM_AUTH_TOKEN: ADMIN_TOKEN,
+      KXM_DB_PATH: join(dir, "kxm.db"),
+      KXM_HOST: "127.0.0.1",
+      KXM_PORT: "0",
+      KXM_LOG_LEVEL: "silent",
+    }),
+  });
+  await createHubClient({ baseUrl: hub.url, token: ADMIN_TOKEN }).createProject({ body: { id: "demo" } });
+}, 60_000);
+
+afterAll(async () => {
+  await hub?.close();
+});
+
+describe("kxm run start", () => {
+  test("dispatches the steps in order and prints one line per step", async () => {
+    const root = await project();
+    const result = await kxm(
+      ["run", "start", "fix-bug", "--prompt", "Fix the flaky test.", "--run-id", "run-1"],
+      {
+        cwd: root,
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe("");
+    const lines = result.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^Run run-1 of fix-bug: 2 steps, memory ctxrev_[0-9a-f]{64}$/);
+    expect(lines[1]).toMatch(/^plan \(planner\): dispatched, prompt \d+ tokens$/);
+    expect(lines[2]).toMatch(/^plan: completed, outcome done in \d+\.\d s$/);
+    expect(lines[3]).toMatch(/^implement \(implementer\): dispatched, prompt \d+ tokens$/);
+    expect(lines.at(-1)).toBe("Run run-1 succeeded. Details: kxm run status run-1");
+    const prompt = await read(root, ".kxm/runs/run-1/implement.1.prompt.md");
+    expect(prompt).toContain("- Use pnpm, not npm, in this repository (`mem_use-pnpm`)");
+    expect(prompt).toContain("## 4. Predecessor Outputs");
+  });
+
+  test("exits 1 with one line on stderr when a step fails, and --json prints the status", async () => {
+    const root = await project(["--exit", "4"]);
+    const result = await kxm(["run", "start", "fix-bug", "--prompt", "p", "--run-id", "run-2"], {
+      cwd: root,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      "run start failed: run run-2 failed: step plan: the agent ended with exit code 4\n",
+    );
+    expect(result.stdout).toContain("  plan (planner): failed");
+    const again = await kxm(["run", "start", "fix-bug", "--prompt", "p", "--run-id", "run-3", "--json"], {
+      cwd: root,
+    });
+    expect(again.code).toBe(1);
+    expect(json(again)).toMatchObject({
+      runId: "run-3",
+      status: "failed",
+      failingStep: "plan",
+      steps: [
+        { stepId: "plan", status: "failed" },
+        { stepId: "implement", status: "pending" },
+      ],
+    });
+  });
+
+  test("reports the run, each step and its episode to a configured hub", async () => {
+    const root = await project();
+    const result = await kxm(
+      ["run", "start", "fix-bug", "--prompt", "Fix it.", "--run-id", "run-hub", "--project", "demo"],
+      { cwd: root, env: { KXM_HUB_URL: hub.url, KXM_AUTH_TOKEN: ADMIN_TOKEN } },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const status = json<{ hub: string; steps: Array<{ hub: string }> }>(
+      await kxm(["run", "status", "run-hub", "--json"], { cwd: root }),
+    );
+    expect(status.hub).toBe("reported");
+    expect(status.steps.map((step) => step.hub)).toEqual(["reported", "reported"]);
+    const admin = createHubClient({ baseUrl: hub.url, token: ADMIN_TOKEN });
+    const episodes = await admin.episodes({ params: { project: "demo" }, query: { runId: "run-hub" } });
+    expect(episodes.items.map((item) => item.summary)).toEqual(["Run run-hub of fix-bug succeeded"]);
+    const packet = await admin.getContext({
+      params: { project: "demo" },
+      body: { role: "planner", task: "step plan completed", runId: "run-hub" },
+    });
+    const journal = JSON.stringify(packet.packet);
+    expect(journal).toContain("Step plan (planner) completed with outcome done");
+    expect(journal).not.toContain("Fix it.");
+  });
+
+  test("goes on when the hub is down", async () => {
+    const root = await project();
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+    const result = await kxm(["run", "start", "fix-bug", "--prompt", "p", "--run-id", "run-down"], {
+      cwd: root,
+      env: { KXM_HUB_URL: `http://127.0.0.1:${port}`, KXM_AUTH_TOKEN: ADMIN_TOKEN },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("hub: startRun not reported (hub_unreachable); the run goes on");
+    expect(result.stdout).toContain("Run run-down succeeded.");
+    expect(result.stdout).not.toContain(ADMIN_TOKEN);
+  });
+
+  test("refuses bad input with one line", async () => {
+    const root = await project();
+    expectFailureLine(
+      await kxm(["run", "start", "nope", "--prompt", "p"], { cwd: root }),
+      "run start",
+      "no workflow nope: .kxm/workflows/nope.yaml does not exist",
+    );
+    await put(root, ".kxm/agents.yaml", "agents:\n  planner:\n    profile: cursor\n");
+    expectFailureLine(
+      await kxm(["run", "start", "fix-bug", "--prompt", "p"], { cwd: root }),
+      "run start",
+      /^\.kxm\/agents\.yaml:3: agents\.planner\.profile: /,
+    );
+    expectUsageError(
+      await kxm(["run", "start", "fix-bug"], { cwd: root }),
+      "run start",
+      /Missing required flag prompt/,
+    );
+    expectUsageError(
+      await kxm(["run", "start", "fix-bug", "--prompt", "p", "--hub", "ftp://x"], { cwd: root }),
+      "run start",
+      "--hub: ftp://x is not an http:// or https:// URL, such as http://127.0.0.1:7420",
+    );
+    expectJsonFailure(
+      await kxm(["run", "start", "fix-bug", "--prompt", "p", "--json"], { cwd: root }),
+      "invalid_request",
+    );
+  });
+});
+
+describe("kxm run prompt", () => {
+  test("prints exactly the prompt kxm run start hands the agent", async () => {
+    const root = await project();
+    const preview = await kxm(["run", "prompt", "fix-bug", "--step", "plan", "--prompt", "Fix it."], {
+      cwd: root,
+    });
+    expect(preview.code, preview.stderr).toBe(0);
+    expect(
+      preview.stdout.startsWith("Write a plan for the fix.\n\n# Context Packet [preview:plan:1]\n"),
+    ).toBe(true);
+    await kxm(["run", "start", "fix-bug", "--prompt", "Fix it.", "--run-id", "preview"], { cwd: root });
+    expect(await read(root, ".kxm/runs/preview/plan.1.prompt.md")).toBe(preview.stdout);
+  });
+
+  test("previews another agent's view, a step inside a run, and --json", async () => {
+    const root = await project();
+    const critic = await kxm(
+      ["run", "prompt", "fix-bug", "--step", "plan", "--agent", "critic-arch", "--json"],
+      {
+        cwd: root,
+      },
+    );
+    expect(json(critic)).toMatchObject({ agent: "critic-arch", role: "critic", packetId: "preview:plan:1" });
+    await kxm(["run", "start", "fix-bug", "--prompt", "Fix it.", "--run-id", "run-p"], { cwd: root });
+    const inRun = await kxm(["run", "prompt", "fix-bug", "--step", "implement", "--run", "run-p"], {
+      cwd: root,
+    });
+    expect(inRun.stdout).toContain("# Context Packet [run-p:implement:2]");
+    expect(inRun.stdout).toContain("### plan\n\n- .kxm/runs/run-p/plan.1.output.txt\n- plan: docs/plan.md");
+    expectUsageError(
+      await kxm(["run", "prompt", "fix-bug", "--step", "plan", "--run", "run-p", "--prompt", "x"], {
+        cwd: root,
+      }),
+      "run prompt",
+      "--prompt and --project come from the run when --run is given",
+    );
+    expectFailureLine(
+      await kxm(["run", "prompt", "fix-bug", "--step", "review"], { cwd: root }),
+      "run prompt",
+      "step: run preview has no step review",
+    );
+  });
+});
+
+describe("kxm run status and manifest", () => {
+  test("lists runs, shows one, and prints manifests", async () => {
+    const root = await project();
+    expect((await kxm(["run", "status"], { cwd: root })).stdout).toBe("No runs.\n");
+    await kxm(["run", "start", "fix-bug", "--prompt", "Fix it.", "--run-id", "run-s"], { cwd: root });
+    const list = await kxm(["run", "status"], { cwd: root });
+    expect(list.stdout).toMatch(/^run-s {2}fix-bug {2}succeeded {2}\S+ {2}2\/2 steps\n$/);
+    const one = await kxm(["run", "status", "run-s"], { cwd: root });
+    expect(one.stdout).toContain("  implement (implementer): completed, outcome done in ");
+    expect(one.stdout).toContain("; missing evidence: diff");
+
+    const manifest = await kxm(["run", "manifest", "run-s", "--step", "implement", "--json"], { cwd: root });
+    const parsed = json<{ packetId: string; items: Array<{ id: string; section: string }> }>(manifest);
+    expect(parsed.packetId).toBe("run-s:implement:1");
+    expect(parsed.items).toContainEqual(
+      expect.objectContaining({ id: "mem_use-pnpm", section: "Project Knowledge" }),
+    );
+    const saved = JSON.parse(await readFile(join(root, ".kxm/runs/run-s/implement.1.manifest.json"), "utf8"));
+    expect(parsed).toEqual(saved);
+    const human = await kxm(["run", "manifest", "run-s"], { cwd: root });
+    expect(human.stdout).toContain("  Project Knowledge: mem_use-pnpm  ");
+    expectFailureLine(await kxm(["run", "status", "run-none"], { cwd: root }), "run status");
+    expectFailureLine(
+      await kxm(["run", "manifest", "run-s", "--step", "deploy"], { cwd: root }),
+      "run manifest",
+      "step: run run-s has no step deploy",
+    );
+  });
+});
