@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import Database from "better-sqlite3";
-import { describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { at, T0, tempStore } from "./support/temp-store.js";
 
 describe("projects", () => {
