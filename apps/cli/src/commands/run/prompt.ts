@@ -1,21 +1,9 @@
+import type { DispatchManifest } from "@kxm/runtime-dispatch";
 import { Args, Flags } from "@oclif/core";
 import { KxmCommand, UsageError } from "../../base.js";
 
-/** What `kxm run prompt --json` prints. */
-interface PromptPreview {
-  runId: string;
-  stepId: string;
-  attempt: number;
-  packetId: string;
-  agent: string;
-  role: string;
-  memoryRevision: string | null;
-  prompt: string;
-  items: unknown[];
-  gaps: string[];
-  packetTokens: number;
-  promptTokens: number;
-}
+/** What `kxm run prompt --json` prints: the manifest a dispatch would write (less its schema), and the prompt. */
+type PromptPreview = Omit<DispatchManifest, "schema"> & { prompt: string };
 
 export default class RunPrompt extends KxmCommand {
   static override summary = "Print exactly the prompt a step's agent would receive, without dispatching.";
@@ -95,19 +83,7 @@ export default class RunPrompt extends KxmCommand {
       predecessors,
     });
     if (!this.jsonEnabled()) process.stdout.write(rendered.prompt);
-    return {
-      runId: run.runId,
-      stepId: flags.step,
-      attempt,
-      packetId: manifest.packetId,
-      agent: manifest.agent,
-      role: manifest.role,
-      memoryRevision: manifest.memoryRevision,
-      prompt: rendered.prompt,
-      items: manifest.items,
-      gaps: manifest.gaps,
-      packetTokens: manifest.packetTokens,
-      promptTokens: manifest.promptTokens,
-    };
+    const { schema: _schema, ...fields } = manifest;
+    return { ...fields, prompt: rendered.prompt };
   }
 }
