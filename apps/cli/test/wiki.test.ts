@@ -373,6 +373,8 @@ describe("kxm context wiki-compile", () => {
     expect(again.unchanged).toEqual(PAGES.filter((page) => page !== "index.md"));
     expect(again.removed).toEqual(["old-page.md"]);
     expect(again.kept).toEqual(["notes.md"]);
+    // The staging folder took the wiki's place: nothing is left beside it.
+    expect(await readdir(join(checkout, ".kxm/knowledge"))).toEqual(["wiki"]);
     const after = await readWiki(checkout);
     for (const page of PAGES) {
       const strip = (body: string) => body.replace(/^Compiled at: .*$/m, "");

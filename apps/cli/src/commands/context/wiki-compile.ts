@@ -1,8 +1,9 @@
-import { readdir, readFile, rm, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Args, Flags } from "@oclif/core";
 import { KxmCommand, UsageError } from "../../base.js";
 import { connectHub, count, hubFlag } from "../../hub-client.js";
+import { replaceWiki } from "../../wiki-files.js";
 
 interface CompileResult {
   project: string;
@@ -31,8 +32,9 @@ export default class ContextWikiCompile extends KxmCommand {
     "section (architecture, decisions, incidents, patterns), temporal-state.md, contradictions.md and " +
     "superseded-history.md. Pending proposals and unreviewed journal entries are never compiled, and no " +
     "contradiction is resolved. Without --out the pages are previewed on stdout; with --out <dir> they are " +
-    "written under <dir>/.kxm/knowledge/wiki/, each file whole, and pages an earlier compile wrote that are no " +
-    "longer produced are removed. The output is byte-identical for the same records, except the Compiled at " +
+    "written under <dir>/.kxm/knowledge/wiki/ all at once: the pages are written to a staging folder that " +
+    "then replaces the wiki folder, so a failure leaves the previous wiki as it was. Pages an earlier compile " +
+    "wrote that are no longer produced are removed; other files in the folder are kept. The output is byte-identical for the same records, except the Compiled at " +
     "line of index.md. --json prints {project, generatedAt, wikiDir, counts} and either pages (preview) or out, " +
     "written, unchanged, removed and kept. Authenticates with the admin token in KXM_AUTH_TOKEN.";
   static override examples = [
@@ -86,38 +88,8 @@ export default class ContextWikiCompile extends KxmCommand {
       return { ...base, pages: Object.fromEntries(pages) };
     }
 
-    const { writeFileWhole } = await import("@kxm/memory-git");
     const dir = join(out, ...WIKI_DIR.split("/"));
-    const written: string[] = [];
-    const unchanged: string[] = [];
-    for (const [file, body] of pages) {
-      const path = join(dir, file);
-      const before = await readFile(path, "utf8").catch(() => undefined);
-      if (before === body) {
-        unchanged.push(file);
-        continue;
-      }
-      await writeFileWhole(path, body);
-      written.push(file);
-    }
-    const removed: string[] = [];
-    const kept: string[] = [];
-    for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    )) {
-      if (pages.has(entry.name)) continue;
-      const path = join(dir, entry.name);
-      const generated =
-        entry.isFile() &&
-        entry.name.endsWith(".md") &&
-        (await readFile(path, "utf8").catch(() => "")).startsWith(GENERATED_MARKER);
-      if (generated) {
-        await rm(path);
-        removed.push(entry.name);
-      } else {
-        kept.push(entry.name);
-      }
-    }
+    const { written, unchanged, removed, kept } = await replaceWiki(dir, pages, GENERATED_MARKER);
     this.say(
       `Compiled the wiki of ${records.project} into ${WIKI_DIR}/ (${pages.size} pages: ${written.length} written, ` +
         `${unchanged.length} unchanged): ${summary}.`,
