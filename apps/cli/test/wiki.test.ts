@@ -25,6 +25,13 @@ import {
 // compiled pages are compared with golden files (apps/cli/test/golden/wiki) after replacing the hub's random ids
 // with placeholders in order of first appearance; set UPDATE_GOLDEN=1 to rewrite them.
 
+const GUIDE = new URL("../../../docs/guides/wiki.md", import.meta.url);
+const GUIDE_COMMANDS = [
+  "# Preview the pages, then write them under the repository root.",
+  "kxm context wiki-compile demo",
+  "kxm context wiki-compile demo --out .",
+  "kxm context wiki-lint demo",
+].join("\n");
 const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
 const WIKI = ".kxm/knowledge/wiki";
 const GOLDEN = new URL("./golden/wiki/", import.meta.url);
@@ -496,5 +503,30 @@ describe("kxm context wiki-lint", () => {
     expect(crossed.code).toBe(1);
     const found = json<{ findings: { code: string }[] }>(crossed).findings;
     expect(found.some((finding) => finding.code === "broken_reference")).toBe(true);
+  });
+});
+
+describe("docs/guides/wiki.md", () => {
+  test("its commands run as printed against a real hub and pass", { timeout: 60_000 }, async () => {
+    const guide = await readFile(GUIDE, "utf8");
+    expect(guide).toContain(`\`\`\`bash\n${GUIDE_COMMANDS}\n\`\`\``);
+    for (const line of GUIDE_COMMANDS.split("\n").filter((text) => text.startsWith("kxm "))) {
+      ok(await cli(line.split(" ").slice(1)));
+    }
+    expect(ok(await cli(["context", "wiki-lint", "demo"])).stdout).toBe(
+      "Wiki of demo: 0 errors, 0 warnings in 8 pages.\n",
+    );
+  });
+
+  test("its section table is the compiler's mapping", async () => {
+    const { JOURNAL_SECTIONS } = await import("@kxm/wiki");
+    const guide = await readFile(GUIDE, "utf8");
+    for (const [category, section] of Object.entries(JOURNAL_SECTIONS)) {
+      const row = guide
+        .split("\n")
+        .find((line) => line.startsWith("| Journal ") && line.includes(`\`${category}\``));
+      expect(row, category).toBeDefined();
+      expect(row!.trim().endsWith(`| ${section} |`), `${category}: ${row}`).toBe(true);
+    }
   });
 });
