@@ -1,6 +1,7 @@
 import { isKxmError } from "@kxm/contract";
 import Database from "better-sqlite3";
 import { describe, expect, test } from "vitest";
+import type { ReviewJournalInput } from "../src/index.js";
 import { at, T0, tempStore } from "./support/temp-store.js";
 
 function expectCode(error: unknown, code: string): void {
@@ -76,7 +77,7 @@ describe("journal reviews", () => {
         { project: "demo", entryId: decision.id, reviewedBy: "a", evidenceRefs: ["x", "x"] },
         "invalid_request",
       ],
-    ] as const) {
+    ] as Array<[ReviewJournalInput, string]>) {
       const error = await store.reviewJournalEntry(input, at(T0, 5_000)).catch((e: unknown) => e);
       expectCode(error, code);
     }

@@ -74,7 +74,7 @@ describe("lintWiki", () => {
     );
     const found = codes(lintWiki(pages, purged));
     expect(found).toContain(
-      "broken_reference decisions.md:" + lineOf(pages.get(PAGES.decisions)!, 'journal_j_1"></a>'),
+      `broken_reference decisions.md:${lineOf(pages.get(PAGES.decisions)!, 'journal_j_1"></a>')}`,
     );
     expect(found).toContain(`missing_page ${PAGES.supersededHistory}`);
     expect(found.filter((line) => line.startsWith("broken_reference patterns.md"))).toHaveLength(2);

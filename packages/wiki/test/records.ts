@@ -113,7 +113,7 @@ export function sampleRecords(): WikiRecords {
         kind: "skill",
         project: "demo",
         summary: "release-check: Check a release branch before tagging",
-        provenance: { sourceType: "git", sourceRef: "skill:release-check.0123456789ab@" + "a".repeat(64) },
+        provenance: { sourceType: "git", sourceRef: `skill:release-check.0123456789ab@${"a".repeat(64)}` },
         authority: "instruction",
         confidence: "verified",
       },
