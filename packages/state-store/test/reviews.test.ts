@@ -1,8 +1,13 @@
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { isKxmError } from "@kxm/contract";
 import Database from "better-sqlite3";
+import { drizzle } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { describe, expect, test } from "vitest";
 import type { ReviewJournalInput } from "../src/index.js";
-import { at, T0, tempStore } from "./support/temp-store.js";
+import { MIGRATIONS_FOLDER } from "../src/migrations.js";
+import { at, open, T0, tempDir, tempStore } from "./support/temp-store.js";
 
 function expectCode(error: unknown, code: string): void {
   expect(isKxmError(error) && error.code, String(error)).toBe(code);
@@ -107,5 +112,54 @@ describe("journal reviews", () => {
     } finally {
       raw.close();
     }
+  });
+});
+
+describe("the journal_reviews migration", () => {
+  test("upgrades a database made by the first migration alone, keeping its runs and journal", async () => {
+    const dir = tempDir();
+    // The committed migrations as of 0000_init only: what a hub of the previous release created.
+    const old = join(dir, "drizzle-0000");
+    mkdirSync(join(old, "meta"), { recursive: true });
+    copyFileSync(join(MIGRATIONS_FOLDER, "0000_init.sql"), join(old, "0000_init.sql"));
+    copyFileSync(
+      join(MIGRATIONS_FOLDER, "meta", "0000_snapshot.json"),
+      join(old, "meta", "0000_snapshot.json"),
+    );
+    const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, "meta", "_journal.json"), "utf8"));
+    journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag === "0000_init");
+    writeFileSync(join(old, "meta", "_journal.json"), JSON.stringify(journal));
+    const file = join(dir, "kxm.db");
+    const raw = new Database(file);
+    migrate(drizzle({ client: raw }), { migrationsFolder: old });
+    raw.exec(`insert into projects (id, created_at) values ('demo', '${T0}')`);
+    raw.exec(
+      `insert into runs (project, id, workflow, status, started_at, finished_at) values ('demo', 'run-1', 'ci', 'succeeded', '${T0}', '${T0}')`,
+    );
+    const entry = {
+      id: "j_000000000000000000000001",
+      project: "demo",
+      runId: "run-1",
+      category: "decision",
+      summary: "Adopt trunk-based development",
+      createdAt: T0,
+    };
+    raw
+      .prepare(
+        "insert into journal_entries (id, project, run_id, category, created_at, body) values (?, 'demo', 'run-1', 'decision', ?, ?)",
+      )
+      .run(entry.id, T0, JSON.stringify(entry));
+    expect(
+      raw.prepare("select name from sqlite_master where name = 'journal_reviews'").get(),
+    ).toBeUndefined();
+    raw.close();
+
+    const store = open(file);
+    const { review } = await store.reviewJournalEntry(
+      { project: "demo", entryId: entry.id, reviewedBy: "kxm-admin" },
+      at(T0, 1_000),
+    );
+    expect(review.reviewedAt).toBe("2026-09-01T00:00:01.000Z");
+    expect((await store.listReviewedJournal("demo")).map((row) => row.entry)).toEqual([entry]);
   });
 });
