@@ -150,6 +150,8 @@ beforeAll(async () => {
   // Authored memory and a promoted skill in demo's checkout; a fact only the other project has.
   checkout = await gitRepo("kxm-cli-wiki-demo-");
   await put(checkout, ".kxm/memory/test-runner.md", TEST_RUNNER_MD);
+  // The file both facts cite, so their source links resolve.
+  await put(checkout, "docs/testing.md", "# Testing\n\nRun npm test.\n");
   await put(
     checkout,
     ".kxm/memory/arch-layers.md",

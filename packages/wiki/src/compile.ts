@@ -120,9 +120,32 @@ function refs(label: string, list: readonly string[] | undefined): string[] {
   return [`${label} ${[...list].sort(compareText).map(code).join(", ")}`];
 }
 
+/** A repository-relative file path, optionally with a fragment: what a source link may point at. */
+const FILE_REF = /^[A-Za-z0-9_][A-Za-z0-9_./-]*(#[A-Za-z0-9_-]+)?$/;
+
+/**
+ * Where a source reference can be opened from a page in `.kxm/knowledge/wiki/`, or undefined: a promoted skill's
+ * SKILL.md (`skill:<id>@<sha256>`), or the file a git-origin memory fact cites, relative to the project root.
+ */
+function sourceHref(item: ContextItem): string | undefined {
+  const ref = item.provenance.sourceRef;
+  if (ref === undefined) return undefined;
+  if (item.kind === "skill") {
+    const skill = /^skill:([A-Za-z0-9_.-]+)@[0-9a-f]{64}$/.exec(ref);
+    return skill === null ? undefined : `../../skills/promoted/${skill[1]}/SKILL.md`;
+  }
+  if (item.id.startsWith("mem_") && item.provenance.sourceType === "git" && FILE_REF.test(ref)) {
+    if (ref.split(/[/#]/).some((segment) => segment === ".." || segment === ".")) return undefined;
+    return `../../../${ref}`;
+  }
+  return undefined;
+}
+
 function sourceOf(item: ContextItem): string {
   const ref = item.provenance.sourceRef;
-  return `source ${ref === undefined ? "(none)" : code(ref)} (${item.provenance.sourceType})`;
+  const href = sourceHref(item);
+  const shown = ref === undefined ? "(none)" : href === undefined ? code(ref) : `[${code(ref)}](${href})`;
+  return `source ${shown} (${item.provenance.sourceType})`;
 }
 
 function windowOf(item: ContextItem): string {

@@ -13,6 +13,7 @@ export const FINDING_CODES = {
   stale_state_link: "error",
   hidden_contradiction: "error",
   orphan_page: "warning",
+  broken_source_link: "warning",
   stale_contradiction: "warning",
   missing_record: "warning",
 } as const;
@@ -86,12 +87,23 @@ function isExternal(target: string): boolean {
  * - `stale_state_link` (error): a claim that a state value is current when the hub holds it as superseded.
  * - `hidden_contradiction` (error): an open contradiction in the hub that contradictions.md does not show.
  * - `orphan_page` (warning): a Markdown page in the folder that index.md does not link.
+ * - `broken_source_link` (warning): a source link out of the wiki folder (`../…`, a cited file or a skill's
+ *   SKILL.md) to a file that does not exist; checked only when `options.fileExists` is given.
  * - `stale_contradiction` (warning): contradictions.md shows a contradiction that is no longer open.
  * - `missing_record` (warning): a reviewed record of the hub that no page claims (compile again).
  *
  * Findings come sorted by page, line, code and id.
  */
-export function lintWiki(pages: ReadonlyMap<string, string>, records: WikiRecords): Finding[] {
+export interface LintOptions {
+  /** Whether a file exists, given its path relative to the wiki folder (`../../../docs/testing.md`). */
+  readonly fileExists?: (relativePath: string) => boolean;
+}
+
+export function lintWiki(
+  pages: ReadonlyMap<string, string>,
+  records: WikiRecords,
+  options: LintOptions = {},
+): Finding[] {
   const findings: Finding[] = [];
   const statuses = recordStatuses(records);
   const anchors = new Map<string, Set<string>>();
@@ -112,7 +124,21 @@ export function lintWiki(pages: ReadonlyMap<string, string>, records: WikiRecord
       const line = index + 1;
       for (const match of lineText.matchAll(LINK)) {
         const target = match[1] ?? "";
-        if (target === "" || isExternal(target)) continue;
+        if (target === "") continue;
+        if (isExternal(target)) {
+          const file = decode(target.split("#")[0] ?? "");
+          if (
+            options.fileExists !== undefined &&
+            file.startsWith("../") &&
+            !/^[a-z][a-z0-9+.-]*:/i.test(file) &&
+            !options.fileExists(file)
+          ) {
+            findings.push(
+              finding("broken_source_link", page, `links the source ${file}, which does not exist`, { line }),
+            );
+          }
+          continue;
+        }
         const hash = target.indexOf("#");
         const file = decode(hash < 0 ? target : target.slice(0, hash));
         const fragment = hash < 0 ? undefined : decode(target.slice(hash + 1));

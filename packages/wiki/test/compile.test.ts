@@ -99,8 +99,22 @@ describe("compileWiki", () => {
     for (const line of claims) {
       const id = /kxm:claim id=(\S+)/.exec(line)![1]!;
       expect(line, line).toContain(`[\`${id}\`](`);
-      expect(line, line).toMatch(/ · source `[^`]+` \((git|peer|human|workflow)\)/);
+      expect(line, line).toMatch(/ · source (`[^`]+`|\[`[^`]+`\]\([^)]+\)) \((git|peer|human|workflow)\)/);
     }
+  });
+
+  test("a memory fact's cited file and a skill's SKILL.md are linked from the project root", () => {
+    const patterns = compileWiki(sampleRecords()).get(PAGES.patterns)!;
+    expect(patterns).toContain("source [`docs/testing.md`](../../../docs/testing.md) (git)");
+    expect(patterns).toContain(
+      `source [\`skill:release-check.0123456789ab@${"a".repeat(64)}\`](../../skills/promoted/release-check.0123456789ab/SKILL.md) (git)`,
+    );
+    const records = sampleRecords();
+    records.memory[0] = {
+      ...records.memory[0]!,
+      provenance: { sourceType: "git", sourceRef: "../outside.md" },
+    };
+    expect(compileWiki(records).get(PAGES.patterns)).toContain("source `../outside.md` (git)");
   });
 
   test("superseded values stay visible with their validity window and successor", () => {
@@ -159,6 +173,8 @@ describe("compileWiki", () => {
     for (const body of pages.values()) {
       for (const match of body.matchAll(/\]\(([^)]*)\)/g)) {
         const file = match[1]!.split("#")[0]!;
+        // Source links leave the wiki folder for the project root; links between pages never do.
+        if (file.startsWith("../")) continue;
         if (file !== "") expect(PAGE_FILES).toContain(file);
       }
     }

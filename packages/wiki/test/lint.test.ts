@@ -82,6 +82,28 @@ describe("lintWiki", () => {
     expect(found.some((line) => line.startsWith("broken_reference index.md"))).toBe(true);
   });
 
+  test("source links out of the folder are checked only with fileExists, as warnings", () => {
+    const records = sampleRecords();
+    const pages = compileWiki(records);
+    expect(lintWiki(pages, records)).toEqual([]);
+    const asked: string[] = [];
+    const found = lintWiki(pages, records, {
+      fileExists: (path) => {
+        asked.push(path);
+        return path !== "../../../docs/testing.md";
+      },
+    });
+    expect(asked).toContain("../../skills/promoted/release-check.0123456789ab/SKILL.md");
+    expect(found.map((f) => [f.code, f.severity, f.page, f.message])).toEqual([
+      [
+        "broken_source_link",
+        "warning",
+        PAGES.patterns,
+        "links the source ../../../docs/testing.md, which does not exist",
+      ],
+    ]);
+  });
+
   test("orphan pages and hidden or stale contradictions", () => {
     const records = sampleRecords();
     const pages = new Map(compileWiki(records));

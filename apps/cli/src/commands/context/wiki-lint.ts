@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { KxmError } from "@kxm/contract";
@@ -24,8 +25,8 @@ export default class ContextWikiLint extends KxmCommand {
     "project's reviewed records on the hub: broken references (a link to a missing page or anchor, a record that " +
     "no longer exists), stale state links (a value claimed current that the hub has superseded), hidden " +
     "contradictions (an open contradiction contradictions.md does not show) and missing pages are errors; orphan " +
-    "pages (not linked from index.md), contradictions no longer open and reviewed records on no page are " +
-    "warnings. It decides by record identity, never by text proximity. Prints one line per finding, " +
+    "pages (not linked from index.md), source links to files that do not exist, contradictions no longer open " +
+    "and reviewed records on no page are warnings. It decides by record identity, never by text proximity. Prints one line per finding, " +
     "<severity> <code> <page>[:<line>] <message>, and exits 1 when there is an error. --json prints {ok, " +
     "project, dir, pages, errors, warnings, findings}. Authenticates with the admin token in KXM_AUTH_TOKEN.";
   static override examples = [
@@ -75,7 +76,7 @@ export default class ContextWikiLint extends KxmCommand {
     for (const name of names) pages.set(name, await readFile(join(dir, name), "utf8"));
     const { client } = connectHub(flags.hub);
     const records = await client.wikiRecords({ params: { project: args.project } });
-    const findings = lintWiki(pages, records);
+    const findings = lintWiki(pages, records, { fileExists: (path) => existsSync(resolve(dir, path)) });
     const errors = findings.filter((found) => found.severity === "error").length;
     const warnings = findings.length - errors;
     const result: LintResult = {
