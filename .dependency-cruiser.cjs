@@ -18,7 +18,7 @@
 const { readdirSync, readFileSync } = require("node:fs");
 const { join } = require("node:path");
 
-const PURE_PACKAGES = ["contract", "provenance", "arbiter"];
+const PURE_PACKAGES = ["contract", "provenance", "arbiter", "wiki"];
 const APPS = ["hub", "cli", "runtime-dispatch"];
 
 /** Fails the run, instead of passing on zero modules, when dependency-cruiser has no TypeScript parser. */
@@ -108,7 +108,7 @@ module.exports = {
     {
       name: "pure-package-io",
       comment:
-        "contract, provenance and arbiter are pure: their src touches no file, process, socket, database or " +
+        "contract, provenance, arbiter and wiki are pure: their src touches no file, process, socket, database or " +
         "server. Inputs come in as arguments. (Their tests may read fixtures and docs.)",
       severity: "error",
       from: { path: `^packages/(${PURE_PACKAGES.join("|")})/src/` },

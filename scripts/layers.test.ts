@@ -299,7 +299,7 @@ describe.concurrent("layer check: pure-package-io", () => {
       'import { readFileSync } from "node:fs";\nexport const r = readFileSync;\n',
   });
 
-  test.each(["contract", "provenance", "arbiter"])(
+  test.each(["contract", "provenance", "arbiter", "wiki"])(
     "fails when %s/src imports fs, fs/promises, child_process, net, better-sqlite3 or fastify",
     async (pkg) => {
       const run = await layers(workspace(ioFiles(pkg)));

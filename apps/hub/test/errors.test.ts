@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { ERROR_CATALOGUE, type ErrorCode, ROUTES, type RouteDefinition, type RouteName } from "@kxm/contract";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SAMPLES, type Sample, send, startRun } from "./fixtures.js";
+import { finishedEntry, SAMPLES, type Sample, send, startRun } from "./fixtures.js";
 import {
   ADMIN_TOKEN,
   call,
@@ -154,6 +154,29 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
     not_found: (c) =>
       post(c, "/v1/projects/demo/runs/run_missing/journal", { category: "plan", summary: "s" }),
   },
+  reviewJournal: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "POST", "/v1/projects/demo/journal/j_x/review", ADMIN_TOKEN, {}),
+    invalid_request: async (c) =>
+      post(c, `/v1/projects/demo/journal/${await finishedEntry(c.hub.app, "demo")}/review`, { note: "x" }),
+    context_limits_exceeded: async (c) =>
+      post(c, `/v1/projects/demo/journal/${await finishedEntry(c.hub.app, "demo")}/review`, {
+        evidenceRefs: ["a", "a"],
+      }),
+    journal_review_invalid: async (c) => {
+      const runId = await startRun(c.hub.app, "demo");
+      const appended = await post(c, `/v1/projects/demo/runs/${runId}/journal`, {
+        category: "plan",
+        summary: "Ship on Friday",
+      });
+      return post(c, `/v1/projects/demo/journal/${appended.json().entry.id}/review`, {});
+    },
+    not_found: async (c) =>
+      post(c, `/v1/projects/other/journal/${await finishedEntry(c.hub.app, "demo")}/review`, {}),
+  },
+  wikiRecords: {
+    not_found: (c) => get(c, "/v1/projects/ghost/wiki/records"),
+  },
   createProject: {
     admin_auth_not_configured: (c) => call(c.noAdmin.app, "POST", "/v1/projects", ADMIN_TOKEN, { id: "p" }),
     invalid_request: (c) => post(c, "/v1/projects", { id: "demo" }),
@@ -185,7 +208,15 @@ function genericScenario(name: RouteName, code: ErrorCode): Scenario | undefined
       const token = `rate-limit-probe-${name}`;
       // The limit counts before authentication, so an unknown credential's second request is already over it.
       const probe: Sample = {
-        params: { project: "demo", proposalId: "p", key: "k", itemId: "i", runId: "r", agentId: "a" },
+        params: {
+          project: "demo",
+          proposalId: "p",
+          key: "k",
+          itemId: "i",
+          runId: "r",
+          agentId: "a",
+          entryId: "e",
+        },
         body: {},
       };
       expect((await send(c.limited.app, name, probe, token)).statusCode).not.toBe(429);

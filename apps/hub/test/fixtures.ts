@@ -76,6 +76,11 @@ export const SAMPLES: Record<RouteName, (context: SampleContext) => Promise<Samp
     params: { project, runId: await startRun(app, project) },
     body: { category: "observation", summary: "The build took four minutes" },
   }),
+  reviewJournal: async ({ app, project }) => ({
+    params: { project, entryId: await finishedEntry(app, project) },
+    body: { evidenceRefs: ["review:pr-12"] },
+  }),
+  wikiRecords: async ({ project }) => ({ params: { project } }),
   createProject: async () => ({ body: { id: unique("made") } }),
   listProjects: async () => ({}),
   createAgentKey: async ({ project }) => ({ params: { project }, body: { agentId: unique("agent") } }),
@@ -91,4 +96,24 @@ export async function startRun(app: FastifyInstance, project: string): Promise<s
   const started = await call(app, "POST", `/v1/projects/${project}/runs`, ADMIN_TOKEN, { workflow: "ci" });
   if (started.statusCode !== 201) throw new Error(`startRun ${started.statusCode}: ${started.body}`);
   return started.json().run.id;
+}
+
+/** A journal entry of a run that has finished: one that can be reviewed. */
+export async function finishedEntry(
+  app: FastifyInstance,
+  project: string,
+  category = "decision",
+  summary = "Release from the main branch",
+): Promise<string> {
+  const runId = await startRun(app, project);
+  const appended = await call(app, "POST", `/v1/projects/${project}/runs/${runId}/journal`, ADMIN_TOKEN, {
+    category,
+    summary,
+  });
+  if (appended.statusCode !== 201) throw new Error(`appendJournal ${appended.statusCode}: ${appended.body}`);
+  const finished = await call(app, "POST", `/v1/projects/${project}/runs/${runId}/finish`, ADMIN_TOKEN, {
+    outcome: "succeeded",
+  });
+  if (finished.statusCode !== 200) throw new Error(`finishRun ${finished.statusCode}: ${finished.body}`);
+  return appended.json().entry.id;
 }

@@ -46,6 +46,11 @@ export const EXAMPLES: Record<
     params: { project: "demo", runId: "$RUN_ID" },
     body: { category: "error", summary: "The integration tests timed out", stage: "verify" },
   },
+  reviewJournal: {
+    params: { project: "demo", entryId: "$ENTRY_ID" },
+    body: { evidenceRefs: ["review:pr-12"] },
+  },
+  wikiRecords: { params: { project: "demo" } },
   createProject: { body: { id: "demo", checkoutRoot: "/srv/checkouts/demo" } },
   listProjects: {},
   createAgentKey: { params: { project: "demo" }, body: { agentId: "agent-planner" } },

@@ -24,6 +24,10 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "This journal category needs at least one evidence reference",
   },
+  journal_review_invalid: {
+    status: 409,
+    title: "The journal entry's run has not finished, so the entry cannot be reviewed yet",
+  },
   project_root_not_found: { status: 400, title: "No folder holding .kxm/ or .git was found" },
   memory_invalid: { status: 400, title: "A memory file does not parse or breaks a memory rule" },
   memory_sync_refused: { status: 409, title: "An instruction file has malformed memory markers" },

@@ -9,7 +9,7 @@ export {
 export { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode, isKxmError, KxmError } from "./errors.js";
 export { IdSchema, ProjectIdSchema, RefListSchema, RefSchema, TimestampSchema } from "./fields.js";
 export { type ContextItem, ContextItemSchema, type Provenance, ProvenanceSchema } from "./item.js";
-export { type JournalEntry, JournalEntrySchema } from "./journal.js";
+export { type JournalEntry, JournalEntrySchema, type JournalReview, JournalReviewSchema } from "./journal.js";
 export { LIMITS } from "./limits.js";
 export {
   type AssembledPacket,
@@ -48,12 +48,16 @@ export {
   ProblemSchema,
   type ProjectRecord,
   ProjectSchema,
+  type ReviewedJournalEntry,
+  ReviewedJournalEntrySchema,
   ROUTES,
   type RouteAuth,
   type RouteDefinition,
   type RouteName,
   type RunRecordWire,
   RunSchema,
+  type WikiRecords,
+  WikiRecordsSchema,
 } from "./routes.js";
 export {
   type ContextToolInput,

@@ -15,3 +15,14 @@ export const JournalEntrySchema = z.strictObject({
   createdAt: TimestampSchema,
 });
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;
+
+/** An operator's review of a journal entry of a finished run: only reviewed entries are compiled into the wiki. */
+export const JournalReviewSchema = z.strictObject({
+  entryId: IdSchema,
+  project: ProjectIdSchema,
+  /** Who reviewed: the credential's actor (`kxm-admin` for the admin token). */
+  reviewedBy: IdSchema,
+  reviewedAt: TimestampSchema,
+  evidenceRefs: RefListSchema.optional(),
+});
+export type JournalReview = z.infer<typeof JournalReviewSchema>;

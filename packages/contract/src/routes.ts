@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ErrorCode } from "./errors.js";
 import { IdSchema, ProjectIdSchema, RefListSchema, RefSchema, TimestampSchema } from "./fields.js";
 import { ContextItemSchema } from "./item.js";
-import { JournalEntrySchema } from "./journal.js";
+import { JournalEntrySchema, JournalReviewSchema } from "./journal.js";
 import { LIMITS } from "./limits.js";
 import { AssembledPacketSchema, RecallResultSchema } from "./packet.js";
 import { ContextRequestSchema, RecallRequestSchema } from "./request.js";
@@ -69,6 +69,35 @@ export const ExplanationSchema = z.object({
   lineageDepth: z.int(),
   evidenceRefs: z.array(z.string()),
 });
+
+/** A reviewed journal entry of a finished run, with its run and its review. */
+export const ReviewedJournalEntrySchema = z.object({
+  entry: JournalEntrySchema,
+  run: RunSchema,
+  review: JournalReviewSchema,
+});
+export type ReviewedJournalEntry = z.infer<typeof ReviewedJournalEntrySchema>;
+
+/**
+ * What the knowledge wiki is compiled from: a project's reviewed records only. Current and superseded state (never
+ * a pending or consumed proposal), the open contradictions (by id: compiling never resolves one), the active memory
+ * facts and verified promoted skills of the project's own checkout, and the journal entries of finished runs that an
+ * operator reviewed.
+ */
+export const WikiRecordsSchema = z.object({
+  project: z.string(),
+  /** The hub's time when the records were read. */
+  generatedAt: z.string(),
+  state: z.array(ContextItemSchema),
+  memory: z.array(ContextItemSchema),
+  skills: z.array(ContextItemSchema),
+  journal: z.array(ReviewedJournalEntrySchema),
+  contradictions: z.object({
+    state: z.array(z.object({ stateKey: z.string(), itemIds: z.array(z.string()) })),
+    journal: z.array(z.string()),
+  }),
+});
+export type WikiRecords = z.infer<typeof WikiRecordsSchema>;
 
 /** Who may call a route: nobody needs a credential, only the admin token, or the admin token or the project's key. */
 export type RouteAuth = "none" | "admin" | "project";
@@ -278,6 +307,35 @@ export const ROUTES = {
       "context_limits_exceeded",
       "not_found",
     ],
+  },
+  reviewJournal: {
+    method: "POST",
+    path: "/v1/projects/:project/journal/:entryId/review",
+    summary: "Mark a journal entry of a finished run reviewed, so the wiki compiles it (admin only)",
+    auth: "admin",
+    params: z.strictObject({ project: ProjectIdSchema, entryId: IdSchema }),
+    body: z.strictObject({ evidenceRefs: RefListSchema.optional() }),
+    status: 200,
+    response: z.object({ review: JournalReviewSchema, created: z.boolean() }),
+    errors: [
+      ...AUTH_ERRORS,
+      "admin_auth_not_configured",
+      "invalid_request",
+      "context_limits_exceeded",
+      "journal_review_invalid",
+      "not_found",
+    ],
+  },
+  wikiRecords: {
+    method: "GET",
+    path: "/v1/projects/:project/wiki/records",
+    summary:
+      "The reviewed records the knowledge wiki is compiled from: current and superseded state, open contradictions, authored memory, promoted skills and reviewed journal entries",
+    auth: "project",
+    params: ProjectParams,
+    status: 200,
+    response: WikiRecordsSchema,
+    errors: [...AUTH_ERRORS, "not_found"],
   },
   createProject: {
     method: "POST",

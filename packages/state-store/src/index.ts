@@ -11,6 +11,8 @@ export type {
   KxmStore,
   Project,
   PurgeCounts,
+  ReviewedJournalEntry,
+  ReviewJournalInput,
   RunRecord,
   StartRunInput,
   StateContradiction,

@@ -143,3 +143,22 @@ export const journalEntries = sqliteTable(
     index("journal_run_idx").on(t.project, t.runId, t.createdAt),
   ],
 );
+
+/**
+ * The operator's review of a journal entry: who marked it reviewed, when, and on what evidence. Only an entry of a
+ * finished run can be reviewed, and an entry is reviewed once (the first review is kept). The wiki compiles only
+ * reviewed entries. Purging the entry (with its run) removes its review.
+ */
+export const journalReviews = sqliteTable(
+  "journal_reviews",
+  {
+    entryId: text("entry_id")
+      .primaryKey()
+      .references(() => journalEntries.id, { onDelete: "cascade" }),
+    project: text("project").notNull(),
+    reviewedBy: text("reviewed_by").notNull(),
+    reviewedAt: text("reviewed_at").notNull(),
+    evidenceRefs: text("evidence_refs", { mode: "json" }).$type<string[]>(),
+  },
+  (t) => [index("journal_reviews_project_idx").on(t.project, t.reviewedAt)],
+);

@@ -1,4 +1,11 @@
-import type { Authority, Confidence, ContextItem, JournalCategory, JournalEntry } from "@kxm/contract";
+import type {
+  Authority,
+  Confidence,
+  ContextItem,
+  JournalCategory,
+  JournalEntry,
+  JournalReview,
+} from "@kxm/contract";
 
 /** A registered project and the checkout its authored memory and skills are read from. */
 export interface Project {
@@ -85,6 +92,23 @@ export interface AppendJournalInput {
   summary: string;
   stage?: string;
   evidenceRefs?: string[];
+}
+
+/** An operator's review of a journal entry (the wiki compiles only reviewed entries of finished runs). */
+export interface ReviewJournalInput {
+  project: string;
+  entryId: string;
+  /** Who reviewed: the credential's actor. */
+  reviewedBy: string;
+  /** 0 to 64 distinct references, such as the review's pull request. */
+  evidenceRefs?: string[];
+}
+
+/** A reviewed journal entry, with its finished run and its review. */
+export interface ReviewedJournalEntry {
+  entry: JournalEntry;
+  run: RunRecord;
+  review: JournalReview;
 }
 
 export interface JournalFilter {
@@ -182,6 +206,16 @@ export interface KxmStore {
   appendJournal(input: AppendJournalInput, now: Date): Promise<JournalEntry>;
   /** The project's journal entries by createdAt then id, optionally filtered by run, stage and categories. */
   listJournal(project: string, filter?: JournalFilter): Promise<JournalEntry[]>;
+  /**
+   * Marks a journal entry of a finished run reviewed (once: a second review answers the first, `created: false`).
+   * An entry not in the project is 404 `not_found`; an entry of a running run is 409 `journal_review_invalid`.
+   */
+  reviewJournalEntry(
+    input: ReviewJournalInput,
+    now: Date,
+  ): Promise<{ review: JournalReview; created: boolean }>;
+  /** The project's reviewed journal entries of finished runs, with run and review, by createdAt then id. */
+  listReviewedJournal(project: string): Promise<ReviewedJournalEntry[]>;
   /** The project's episodes, newest first, `limit` (1..50) at a time; pass `nextCursor` as `before`. */
   listEpisodes(project: string, options: EpisodePageOptions): Promise<EpisodePage>;
 

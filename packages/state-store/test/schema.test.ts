@@ -32,6 +32,7 @@ describe("schema module", () => {
       "agent_credentials",
       "items",
       "journal_entries",
+      "journal_reviews",
       "projects",
       "runs",
       "state_proposals",

@@ -23,7 +23,10 @@ export const COMMAND_IDS = [
   "context:promote",
   "context:propose",
   "context:recall",
+  "context:review",
   "context:state",
+  "context:wiki-compile",
+  "context:wiki-lint",
   "hub:agents:add",
   "hub:agents:revoke",
   "hub:projects:add",
@@ -102,8 +105,11 @@ export interface RunResult {
   stderr: string;
 }
 
-/** A stack frame as Node prints it: `    at fn (file:line:col)`. */
-export const STACK_FRAME = /^\s+at .+/m;
+/**
+ * A stack frame as Node prints it: `    at fn (file:line:col)` or `    at file:line:col`. It needs the location, so a
+ * help text whose wrapped line happens to start with "at " (such as "... a page / at a time.") is not one.
+ */
+export const STACK_FRAME = /^\s+at (?:.+ \()?[^\s()]+:\d+:\d+\)?$/m;
 
 export interface KxmOptions {
   /** Working directory of the process (a temporary folder; never the repository). */

@@ -3,6 +3,7 @@ import { explain, getContext, recall } from "./context.js";
 import { appendJournal, episodes, finishRun, startRun } from "./runs.js";
 import { contradictions, getState, promoteState, proposeState, stateHistory } from "./state.js";
 import type { RouteHandlers } from "./types.js";
+import { reviewJournal, wikiRecords } from "./wiki.js";
 
 /** One handler per route of the contract's table: a route added there fails this file's typecheck until handled. */
 export const HANDLERS: RouteHandlers = {
@@ -19,6 +20,8 @@ export const HANDLERS: RouteHandlers = {
   startRun,
   finishRun,
   appendJournal,
+  reviewJournal,
+  wikiRecords,
   createProject,
   listProjects,
   createAgentKey,

@@ -7,7 +7,7 @@ import type { FinishRunInput, RunRecord, StartRunInput } from "../types.js";
 import { type Db, immediate, requireProject } from "./db.js";
 import { insertItem } from "./items.js";
 
-function toRun(row: typeof runs.$inferSelect): RunRecord {
+export function toRun(row: typeof runs.$inferSelect): RunRecord {
   const run: RunRecord = {
     id: row.id,
     project: row.project,

@@ -1,4 +1,4 @@
-import type { ContextItem, JournalEntry } from "@kxm/contract";
+import type { ContextItem, JournalEntry, JournalReview } from "@kxm/contract";
 import { KxmError } from "@kxm/contract";
 import type Database from "better-sqlite3";
 import type {
@@ -11,6 +11,8 @@ import type {
   KxmStore,
   Project,
   PurgeCounts,
+  ReviewedJournalEntry,
+  ReviewJournalInput,
   RunRecord,
   StartRunInput,
   StateContradiction,
@@ -25,6 +27,7 @@ import { findItem, liveItems } from "./items.js";
 import * as journal from "./journal.js";
 import * as projects from "./projects.js";
 import { purge } from "./retention.js";
+import * as reviews from "./reviews.js";
 import * as runs from "./runs.js";
 import * as state from "./state.js";
 
@@ -105,6 +108,15 @@ export class SqliteKxmStore implements KxmStore {
   }
   listJournal(project: string, filter?: JournalFilter): Promise<JournalEntry[]> {
     return this.#run((db) => journal.listJournal(db, project, filter));
+  }
+  reviewJournalEntry(
+    input: ReviewJournalInput,
+    now: Date,
+  ): Promise<{ review: JournalReview; created: boolean }> {
+    return this.#run((db) => reviews.reviewJournalEntry(db, input, now));
+  }
+  listReviewedJournal(project: string): Promise<ReviewedJournalEntry[]> {
+    return this.#run((db) => reviews.listReviewedJournal(db, project));
   }
   listEpisodes(project: string, options: EpisodePageOptions): Promise<EpisodePage> {
     return this.#run((db) => listEpisodes(db, project, options));

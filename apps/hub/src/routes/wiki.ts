@@ -1,0 +1,64 @@
+import type { ContextItem } from "@kxm/contract";
+import { ADMIN_ACTOR } from "../auth.js";
+import type { RouteHandler } from "./types.js";
+
+/**
+ * Marks a journal entry of a finished run reviewed, as `kxm-admin` (admin only). The store refuses an entry of
+ * another project (404) and one whose run still runs (409 `journal_review_invalid`); a second review answers the
+ * first unchanged.
+ */
+export const reviewJournal: RouteHandler<"reviewJournal"> = async ({ params, body, hub, log }) => {
+  await hub.project(params.project);
+  const result = await hub.store.reviewJournalEntry(
+    {
+      project: params.project,
+      entryId: params.entryId,
+      reviewedBy: ADMIN_ACTOR,
+      ...(body.evidenceRefs === undefined ? {} : { evidenceRefs: body.evidenceRefs }),
+    },
+    hub.now(),
+  );
+  log.info({
+    event: "journal_reviewed",
+    project: params.project,
+    entryId: params.entryId,
+    created: result.created,
+  });
+  return result;
+};
+
+function byId(a: ContextItem, b: ContextItem): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * The reviewed records the knowledge wiki is compiled from (behaviour.md 9.5), from the project's pool, so they
+ * agree with every packet: current and superseded state (never a pending or consumed proposal), the open
+ * contradictions by id, the active memory facts and verified promoted skills of the project's own checkout, and the
+ * reviewed journal entries of finished runs. Each list is ordered by id (the journal by creation time, then id).
+ */
+export const wikiRecords: RouteHandler<"wikiRecords"> = async ({ params, hub }) => {
+  const project = await hub.project(params.project);
+  const pool = await hub.pools.get(project);
+  await pool.refreshAuthored();
+  const generatedAt = hub.now().toISOString();
+  const base = pool.baseItems().sort(byId);
+  const state = base.filter(
+    (item) => item.kind === "state" && (item.status === "current" || item.status === "superseded"),
+  );
+  const memory = base.filter((item) => item.kind !== "skill" && item.id.startsWith("mem_"));
+  const skills = base.filter((item) => item.kind === "skill" && item.id.startsWith("skill_"));
+  const [journal, stateContradictions] = await Promise.all([
+    hub.store.listReviewedJournal(project.id),
+    hub.store.openContradictions(project.id),
+  ]);
+  return {
+    project: project.id,
+    generatedAt,
+    state,
+    memory,
+    skills,
+    journal,
+    contradictions: { state: stateContradictions, journal: pool.contradictionJournalIds() },
+  };
+};
