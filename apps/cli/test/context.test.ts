@@ -3,7 +3,6 @@ import { chmod, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { createHubClient, type HubClient } from "@kxm/contract";
-import { readHubEnv, serveHub } from "@kxm/hub";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   BIN,
@@ -18,6 +17,7 @@ import {
   STACK_FRAME,
   tempDir,
 } from "./support/cli.js";
+import { startTestHub } from "./support/hub.js";
 
 // The context-and-memory guide's `kxm context` examples, run as printed: each command line goes through
 // `/bin/sh -c` with `kxm` on PATH (a shim running the built CLI) and is piped to the real `jq`, against a real hub
@@ -110,16 +110,7 @@ function closedPort(): Promise<number> {
 
 beforeAll(async () => {
   requireJq();
-  const dir = tempDir("kxm-cli-hub-");
-  hub = await serveHub({
-    env: readHubEnv({
-      KXM_AUTH_TOKEN: ADMIN_TOKEN,
-      KXM_DB_PATH: join(dir, "kxm.db"),
-      KXM_HOST: "127.0.0.1",
-      KXM_PORT: "0",
-      KXM_LOG_LEVEL: "silent",
-    }),
-  });
+  hub = await startTestHub(ADMIN_TOKEN);
   admin = createHubClient({ baseUrl: hub.url, token: ADMIN_TOKEN });
   checkout = await gitRepo("kxm-cli-demo-");
   shim = tempDir("kxm-cli-shim-");

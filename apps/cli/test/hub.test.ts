@@ -3,7 +3,6 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createHubClient, type HubClient } from "@kxm/contract";
-import { readHubEnv, serveHub } from "@kxm/hub";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   BIN,
@@ -20,6 +19,7 @@ import {
   STACK_FRAME,
   tempDir,
 } from "./support/cli.js";
+import { startTestHub } from "./support/hub.js";
 
 // `kxm hub`: serve (a real child process, stopped by a signal), projects and agent keys against a real hub; and
 // the --help, manifest and reference page of every `kxm context` and `kxm hub` command.
@@ -46,15 +46,7 @@ let hub: { url: string; close(): Promise<void> };
 let admin: HubClient;
 
 beforeAll(async () => {
-  hub = await serveHub({
-    env: readHubEnv({
-      KXM_AUTH_TOKEN: ADMIN_TOKEN,
-      KXM_DB_PATH: join(tempDir("kxm-cli-hubdb-"), "kxm.db"),
-      KXM_HOST: "127.0.0.1",
-      KXM_PORT: "0",
-      KXM_LOG_LEVEL: "silent",
-    }),
-  });
+  hub = await startTestHub(ADMIN_TOKEN);
   admin = createHubClient({ baseUrl: hub.url, token: ADMIN_TOKEN });
 }, 60_000);
 

@@ -2,12 +2,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHubClient, type HubClient } from "@kxm/contract";
-import { readHubEnv, type ServingHub, serveHub } from "@kxm/hub";
+import type { ServingHub } from "@kxm/hub";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { BIN, baseEnv, kxm } from "./support/cli.js";
+import { startTestHub } from "./support/hub.js";
 
 // `kxm mcp`: the BUILT CLI spawned as a stdio MCP server by the SDK's own Client, forwarding to a real hub (in this
 // process, on a free port, with a temporary SQLite file) with the agent key from KXM_AGENT_KEY.
@@ -40,17 +41,7 @@ function codeOf(result: CallToolResult): string | undefined {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "kxm-cli-mcp-"));
-  hub = await serveHub({
-    env: readHubEnv({
-      KXM_AUTH_TOKEN: ADMIN_TOKEN,
-      KXM_DB_PATH: join(dir, "kxm.db"),
-      KXM_HOST: "127.0.0.1",
-      KXM_PORT: "0",
-      KXM_LOG_LEVEL: "silent",
-      KXM_RATE_LIMIT: "1000000",
-    }),
-    handleSignals: false,
-  });
+  hub = await startTestHub(ADMIN_TOKEN, { env: { KXM_RATE_LIMIT: "1000000" } });
   admin = createHubClient({ baseUrl: hub.url, token: ADMIN_TOKEN });
   await admin.createProject({ body: { id: PROJECT } });
   await admin.createProject({ body: { id: "other" } });

@@ -3,7 +3,6 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createHubClient } from "@kxm/contract";
-import { readHubEnv, serveHub } from "@kxm/hub";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   commitAll,
@@ -16,6 +15,7 @@ import {
   put,
   read,
 } from "./support/cli.js";
+import { startTestHub } from "./support/hub.js";
 
 // `kxm run` end to end: the built CLI, a real Git repository, agents played by the runtime package's fake agent
 // script (a real process; no agent CLI such as claude can run here) and a real hub on a loopback port.
@@ -72,16 +72,7 @@ async function project(planner: string[] = ["--evidence", "plan=docs/plan.md"], 
 let hub: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
-  const dir = await gitRepo("kxm-cli-run-hub-");
-  hub = await serveHub({
-    env: readHubEnv({
-      KXM_AUTH_TOKEN: ADMIN_TOKEN,
-      KXM_DB_PATH: join(dir, "kxm.db"),
-      KXM_HOST: "127.0.0.1",
-      KXM_PORT: "0",
-      KXM_LOG_LEVEL: "silent",
-    }),
-  });
+  hub = await startTestHub(ADMIN_TOKEN);
   await createHubClient({ baseUrl: hub.url, token: ADMIN_TOKEN }).createProject({ body: { id: "demo" } });
 }, 60_000);
 

@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createHubClient, type HubClient } from "@kxm/contract";
-import { readHubEnv, serveHub } from "@kxm/hub";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   expectFailureLine,
@@ -16,8 +15,8 @@ import {
   type RunResult,
   skillMarkdown,
   TEST_RUNNER_MD,
-  tempDir,
 } from "./support/cli.js";
+import { startTestHub } from "./support/hub.js";
 
 // The knowledge wiki end to end: a real hub (serveHub on a loopback port, a temporary SQLite file, a clock the test
 // moves by hand so every stored time is fixed), real checkouts with authored memory and a promoted skill, records
@@ -133,18 +132,7 @@ function normalize(pages: ReadonlyMap<string, string>): Map<string, string> {
 }
 
 beforeAll(async () => {
-  const dir = tempDir("kxm-cli-wiki-hub-");
-  hub = await serveHub({
-    env: readHubEnv({
-      KXM_AUTH_TOKEN: ADMIN_TOKEN,
-      KXM_DB_PATH: join(dir, "kxm.db"),
-      KXM_HOST: "127.0.0.1",
-      KXM_PORT: "0",
-      KXM_LOG_LEVEL: "silent",
-    }),
-    now: () => new Date(current),
-    handleSignals: false,
-  });
+  hub = await startTestHub(ADMIN_TOKEN, { now: () => new Date(current) });
   admin = createHubClient({ baseUrl: hub.url, token: ADMIN_TOKEN });
 
   // Authored memory and a promoted skill in demo's checkout; a fact only the other project has.
