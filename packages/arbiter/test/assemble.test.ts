@@ -341,3 +341,19 @@ describe("request validation", () => {
     expect(() => assemble([], { budgetTokens: 200_000 })).not.toThrow();
   });
 });
+
+describe("a large vocabulary", () => {
+  test("term counts survive the index's buffers growing in the middle of an item", () => {
+    // The first item fills the dictionary to just below the index's initial buffer of 1,024 terms; the second brings
+    // 40 new terms, so the buffer grows while it is being counted, and repeats some of them after the growth. A
+    // count lost in the growth shows as a wrong score or matched count.
+    const word = (n: number) => `w${n.toString(36)}x`;
+    const first = Array.from({ length: 1_020 }, (_, n) => word(n)).join(" ");
+    const fresh = Array.from({ length: 40 }, (_, n) => word(2_000 + n));
+    const second = [word(3), ...fresh, fresh[10], fresh[30], fresh[10], word(3)].join(" ");
+    const pool = [item({ id: "a", summary: first }), item({ id: "b", summary: second })];
+    const packet = assemble(pool, { task: `${fresh[10]} ${fresh[30]} ${fresh[39]}` });
+    expect(packet.audit.relevance.matchedCandidates).toBe(1);
+    expect(packet.audit.selectedIds).toEqual(["b", "a"]);
+  });
+});
