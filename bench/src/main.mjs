@@ -1,18 +1,24 @@
 // @ts-check
-// `pnpm bench [--quick | --smoke] [--sizes 1000,5000]`: times the arbiter over deterministic pools, prints a
-// Markdown table, and writes it with the raw figures to results/latest.md and results/latest.json.
-import { mkdirSync, writeFileSync } from "node:fs";
+// `pnpm bench [--quick | --smoke] [--sizes 1000,5000] [--peers fts5,minisearch]`: KXM and its peers side by side.
+// Every system runs in a process of its own (src/peers/worker.mjs), one after another, on the same seeded pools,
+// tasks and queries, and on Cranfield. Prints a Markdown report and writes it with the raw figures to
+// results/latest.md and results/latest.json.
+import { fork } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cranfieldDir, evaluate, loadCranfield } from "./cranfield.mjs";
 import { canCollect, now } from "./measure.mjs";
-import { generateTasks, SEED } from "./pool.mjs";
-import { machineInfo, markdownReport } from "./report.mjs";
-import { benchSize, FULL_PLAN, SMOKE_PLAN } from "./run.mjs";
+import { ADAPTERS } from "./peers/adapters.mjs";
+import { SEED } from "./pool.mjs";
+import { cranfieldSummary, machineInfo, markdownReport } from "./report.mjs";
 
-const USAGE = "usage: pnpm bench [--quick | --smoke] [--sizes 1000,10000]";
+const USAGE = "usage: pnpm bench [--quick | --smoke] [--sizes 1000,10000] [--peers fts5,minisearch,...]";
 const MAX_SIZE = 1_000_000;
 /** @type {Record<string, readonly number[]>} */
 const DEFAULT_SIZES = { full: [1_000, 10_000, 100_000], quick: [1_000, 10_000], smoke: [1_000] };
+const PEER_NAMES = ADAPTERS.map((adapter) => adapter.name);
+const here = dirname(fileURLToPath(import.meta.url));
 
 /** @param {string} message */
 function usageError(message) {
@@ -29,11 +35,20 @@ function parseSizes(list) {
   return sizes.map(Number);
 }
 
+/** @param {string} list */
+function parsePeers(list) {
+  const peers = list.split(",").map((part) => part.trim());
+  const unknown = peers.filter((peer) => !PEER_NAMES.includes(peer));
+  if (unknown.length > 0) usageError(`unknown peer ${unknown.join(", ")} (peers: ${PEER_NAMES.join(", ")})`);
+  return peers;
+}
+
 /** @param {readonly string[]} argv */
 function parseArgs(argv) {
   let mode = "full";
   /** @type {readonly number[] | undefined} */
   let sizes;
+  let peers = PEER_NAMES;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = /** @type {string} */ (argv[i]);
     if (arg === "--") continue; // package managers may pass the separator through
@@ -44,6 +59,9 @@ function parseArgs(argv) {
       const value = arg === "--sizes" ? argv[++i] : arg.slice("--sizes=".length);
       if (value === undefined || value === "") usageError("--sizes needs a list such as 1000,5000");
       sizes = parseSizes(/** @type {string} */ (value));
+    } else if (arg === "--peers" || arg.startsWith("--peers=")) {
+      const value = arg === "--peers" ? argv[++i] : arg.slice("--peers=".length);
+      peers = value === undefined || value === "" || value === "none" ? [] : parsePeers(value);
     } else if (arg === "--help" || arg === "-h") {
       console.log(USAGE);
       process.exit(0);
@@ -55,28 +73,104 @@ function parseArgs(argv) {
     mode,
     sizes: sizes ?? /** @type {readonly number[]} */ (DEFAULT_SIZES[mode]),
     custom: sizes !== undefined,
+    peers,
   };
 }
 
+const started = now();
+/** @param {string} message */
+function progress(message) {
+  process.stderr.write(`${((now() - started) / 1000).toFixed(1).padStart(6)} s  ${message}\n`);
+}
+
+/**
+ * Runs one job in a fresh process and resolves with what it reports.
+ * @param {string} system
+ * @param {object} job
+ * @returns {Promise<any>}
+ */
+function runWorker(system, job) {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(here, "peers", "worker.mjs"), {
+      execArgv: ["--expose-gc", "--max-old-space-size=8192"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    /** @type {unknown} */
+    let result;
+    child.on("message", (message) => {
+      result = message;
+    });
+    child.on("error", reject);
+    child.on("exit", (code, signal) => {
+      if (result !== undefined) resolve(result);
+      else reject(new Error(`${system} exited with ${code ?? signal} before reporting its figures`));
+    });
+    child.send({ system, job });
+  });
+}
+
 const options = parseArgs(process.argv.slice(2));
-const plan = options.mode === "smoke" ? SMOKE_PLAN : FULL_PLAN;
 if (!canCollect)
   console.error("bench: run node with --expose-gc for steady memory figures (pnpm bench does)");
-
-const started = now();
 const machine = machineInfo();
-const tasks = generateTasks(plan.tasks);
-const results = options.sizes.map((size) => benchSize(size, tasks, plan));
-const checks = results.reduce((sum, r) => sum + r.identity.checks, 0);
-const identical = results.every((r) => r.identity.mismatches === 0);
+
+/** @type {{ size: number, kxm: any, peers: any[] }[]} */
+const sizes = [];
+for (const size of options.sizes) {
+  const label = `[${size.toLocaleString("en-US")}]`;
+  progress(`${label} KXM`);
+  const kxm = await runWorker("kxm", { type: "pool", size, mode: options.mode });
+  const peers = [];
+  for (const peer of options.peers) {
+    progress(`${label} ${peer}`);
+    peers.push(await runWorker(peer, { type: "pool", size, mode: options.mode }));
+  }
+  sizes.push({ size, kxm, peers });
+}
+
+// Cranfield: every system in a smoke run too (the collection is small), unless the data is missing, which only a
+// smoke run tolerates.
+/** @type {ReturnType<typeof cranfieldSummary> | null} */
+let cranfield = null;
+if (existsSync(join(cranfieldDir(), "cran.all.1400"))) {
+  const collection = loadCranfield();
+  const systems = [];
+  for (const system of ["kxm", "kxm-recall", ...options.peers]) {
+    progress(`[cranfield] ${system}`);
+    const run = await runWorker(system, { type: "cranfield" });
+    systems.push({ ...run, perQuery: evaluate(collection, run.rankings), rankings: undefined });
+  }
+  cranfield = cranfieldSummary(systems);
+} else if (options.mode === "smoke") {
+  progress(`[cranfield] not found at ${cranfieldDir()} (set KXM_CRANFIELD_DIR): skipped`);
+} else {
+  console.error(`bench: the Cranfield collection is not at ${cranfieldDir()}; set KXM_CRANFIELD_DIR`);
+  process.exit(2);
+}
+
+const identity = sizes.reduce(
+  (sum, { kxm }) => ({
+    checks: sum.checks + kxm.identity.checks,
+    mismatches: sum.mismatches + kxm.identity.mismatches,
+  }),
+  { checks: 0, mismatches: 0 },
+);
 const seconds = (now() - started) / 1000;
 const mode = options.custom ? `${options.mode}, sizes ${options.sizes.join(",")}` : options.mode;
-const peakRssMB = Math.round(process.resourceUsage().maxRSS / 1024);
-const run = { mode, seed: SEED, machine, results, identical, checks, seconds, peakRssMB };
+const run = {
+  mode,
+  seed: SEED,
+  machine,
+  sizes,
+  cranfield,
+  identical: identity.mismatches === 0,
+  checks: identity.checks,
+  seconds,
+};
 const markdown = markdownReport(run);
 
 console.log(`\n${markdown}`);
-const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "..", "results");
+const resultsDir = join(here, "..", "results");
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(join(resultsDir, "latest.md"), markdown);
 writeFileSync(
@@ -84,7 +178,11 @@ writeFileSync(
   `${JSON.stringify({ date: new Date().toISOString(), ...run, seconds: Math.round(seconds * 10) / 10 }, null, 2)}\n`,
 );
 console.log(`results written to bench/results/latest.md and latest.json (${seconds.toFixed(1)} s)`);
-if (!identical) {
-  console.error("bench: the index and the plain functions disagree: a correctness failure");
+const failures = [];
+if (!run.identical) failures.push("the index and the plain functions disagree");
+if (cranfield !== null && !cranfield.winkEqual.holds)
+  failures.push("wink-bm25 fed KXM's tokenizer ranks Cranfield differently from KXM");
+if (failures.length > 0) {
+  console.error(`bench: correctness failure: ${failures.join("; ")}`);
   process.exit(1);
 }

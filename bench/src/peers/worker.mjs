@@ -1,0 +1,189 @@
+// @ts-check
+// One system's figures, in a process of its own. The parent forks this file and sends one job; the worker
+// regenerates the same seeded pool, tasks and queries (or loads Cranfield), measures, and sends the figures back.
+//   { system: "kxm" | <peer name>, job: { type: "pool", size, mode } | { type: "cranfield" } }
+import { indexedText, PoolIndex } from "@kxm/arbiter";
+import { LIMITS } from "@kxm/contract";
+import { loadCranfield } from "../cranfield.mjs";
+import { collect, median, now, summarize, timeEach } from "../measure.mjs";
+import { generateEdits, generatePool, generateQueries, generateTasks, PROJECT } from "../pool.mjs";
+import { benchSize, FULL_PLAN, SMOKE_PLAN } from "../run.mjs";
+import { adapterNamed } from "./adapters.mjs";
+
+/** @typedef {import("./adapters.mjs").Doc} Doc */
+
+/** A peer's top-k for a task: as many as a packet of the default budget usually holds. */
+export const TASK_LIMIT = 100;
+/** Recall's default limit. */
+export const RECALL_LIMIT = 25;
+
+/** Heap, array buffers and other memory V8 knows of (native buffers a library allocates). */
+function memoryInUse() {
+  collect();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.external;
+}
+
+/** @param {number} ms */
+const round = (ms) => Math.round(ms * 10_000) / 10_000;
+
+/** @param {number[]} samples */
+function stats(samples) {
+  const s = summarize(samples);
+  return { n: s.n, p50: round(s.p50), p95: round(s.p95), p99: round(s.p99) };
+}
+
+/**
+ * How much a peer is asked to do at a pool size: everything at 1k and 10k; at 100k, where a long query takes
+ * some peers a second, fewer long tasks.
+ * @param {string} mode
+ * @param {number} size
+ */
+function peerPlan(mode, size) {
+  if (mode === "smoke") return { builds: 1, long: 10, short: 10, queries: 20, updates: 20, warmup: 3 };
+  return {
+    builds: size <= 2_000 ? 5 : size <= 20_000 ? 3 : 1,
+    long: size >= 50_000 ? 60 : 200,
+    short: 200,
+    queries: 200,
+    updates: size >= 50_000 ? 50 : 200,
+    warmup: size >= 50_000 ? 5 : 20,
+  };
+}
+
+/**
+ * @param {string} name
+ * @param {{ size: number, mode: string }} job
+ */
+function benchPeer(name, { size, mode }) {
+  const adapter = adapterNamed(name);
+  const plan = peerPlan(mode, size);
+  const items = JSON.parse(JSON.stringify(generatePool(size)));
+  /** @type {Doc[]} */
+  const docs = items.map((/** @type {import("@kxm/contract").ContextItem} */ item) => ({
+    id: item.id,
+    text: indexedText(item),
+  }));
+  const { long, short } = generateTasks(Math.max(plan.long, plan.short));
+  const queries = generateQueries(items, plan.queries);
+
+  const buildSamples = [];
+  let bytes = 0;
+  /** @type {any} */
+  let index;
+  for (let i = plan.builds; i > 0; i -= 1) {
+    index = undefined;
+    const before = memoryInUse();
+    const start = now();
+    index = adapter.build(docs);
+    buildSamples.push(now() - start);
+    bytes = memoryInUse() - before + (adapter.nativeBytes?.(index) ?? 0);
+  }
+
+  /** @param {readonly string[]} texts @param {number} limit */
+  const timed = (texts, limit) => {
+    for (const text of texts.slice(0, plan.warmup)) adapter.search(index, text, limit);
+    collect();
+    /** @type {number[]} */
+    const hits = [];
+    const samples = timeEach(
+      texts,
+      (text) => adapter.search(index, text, limit),
+      (result) => hits.push(result.length),
+    );
+    return { ...stats(samples), medianHits: median(hits) };
+  };
+  const longStats = timed(long.slice(0, plan.long), TASK_LIMIT);
+  const shortStats = timed(short.slice(0, plan.short), TASK_LIMIT);
+  const recallStats = timed(
+    queries.map(({ query }) => query),
+    RECALL_LIMIT,
+  );
+
+  let update;
+  if (adapter.update !== undefined) {
+    const { originals, variants } = generateEdits(items, plan.updates);
+    const slotOf = new Map(items.map((/** @type {{ id: string }} */ item, i) => [item.id, i]));
+    collect();
+    const samples = timeEach(variants, (variant) =>
+      adapter.update?.(
+        index,
+        { id: variant.id, text: indexedText(variant) },
+        /** @type {number} */ (slotOf.get(variant.id)),
+      ),
+    );
+    update = {
+      n: samples.length,
+      p50Us: round(median(samples) * 1000),
+      p99Us: round(summarize(samples).p99 * 1000),
+    };
+    void originals;
+  }
+  return {
+    system: name,
+    label: adapter.label,
+    size,
+    buildMs: round(median(buildSamples)),
+    builds: buildSamples.length,
+    update: update ?? null,
+    long: longStats,
+    short: shortStats,
+    recall: recallStats,
+    bytesPerItem: Math.round(bytes / size),
+  };
+}
+
+/** The ranking of every Cranfield query (first 100 ids), and how long building and querying took. */
+function cranfieldRun(/** @type {string} */ name) {
+  const cranfield = loadCranfield();
+  const start = now();
+  /** @type {(text: string) => string[]} */
+  let search;
+  if (name === "kxm" || name === "kxm-recall") {
+    const index = new PoolIndex(
+      cranfield.docs.map((doc) => ({
+        id: doc.id,
+        kind: /** @type {const} */ ("knowledge"),
+        project: PROJECT,
+        summary: doc.text,
+        provenance: { sourceType: /** @type {const} */ ("external") },
+        authority: /** @type {const} */ ("evidence"),
+        confidence: /** @type {const} */ ("probable"),
+      })),
+    );
+    // "kxm" ranks as a packet does (every item has the same kind and metadata, so the nine keys come down to BM25
+    // descending, then id); "kxm-recall" as recall does, which puts items holding the whole query text first.
+    search =
+      name === "kxm"
+        ? (text) =>
+            index
+              .assemble({
+                project: PROJECT,
+                role: "cranfield",
+                task: text,
+                budgetTokens: LIMITS.maxBudgetTokens,
+              })
+              .audit.selectedIds.slice(0, 100)
+        : (text) => index.recall({ project: PROJECT, query: text, limit: 100 }).items.map((item) => item.id);
+  } else {
+    const adapter = adapterNamed(name);
+    const index = adapter.build(cranfield.docs);
+    search = (text) => adapter.search(index, text, 100);
+  }
+  const buildMs = now() - start;
+  const queryStart = now();
+  const rankings = cranfield.queries.map((query) => search(query.text));
+  return { system: name, buildMs: round(buildMs), queryMs: round(now() - queryStart), rankings };
+}
+
+process.once("message", (/** @type {any} */ message) => {
+  const { system, job } = message;
+  /** @type {unknown} */
+  let result;
+  if (job.type === "cranfield") result = cranfieldRun(system);
+  else if (system === "kxm") {
+    const plan = job.mode === "smoke" ? SMOKE_PLAN : FULL_PLAN;
+    result = { system, label: "KXM", ...benchSize(job.size, generateTasks(plan.tasks), plan) };
+  } else result = benchPeer(system, job);
+  process.send?.(result, () => process.exit(0));
+});
