@@ -5,7 +5,7 @@
 // results/latest.md and results/latest.json.
 import { fork } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cranfieldDir, evaluate, loadCranfield } from "./cranfield.mjs";
 import { canCollect, now } from "./measure.mjs";
@@ -13,7 +13,8 @@ import { ADAPTERS } from "./peers/adapters.mjs";
 import { SEED } from "./pool.mjs";
 import { cranfieldSummary, machineInfo, markdownReport } from "./report.mjs";
 
-const USAGE = "usage: pnpm bench [--quick | --smoke] [--sizes 1000,10000] [--peers fts5,minisearch,...]";
+const USAGE =
+  "usage: pnpm bench [--quick | --smoke] [--sizes 1000,10000] [--peers fts5,minisearch,... | none] [--out DIR]";
 const MAX_SIZE = 1_000_000;
 /** @type {Record<string, readonly number[]>} */
 const DEFAULT_SIZES = { full: [1_000, 10_000, 100_000], quick: [1_000, 10_000], smoke: [1_000] };
@@ -49,6 +50,7 @@ function parseArgs(argv) {
   /** @type {readonly number[] | undefined} */
   let sizes;
   let peers = PEER_NAMES;
+  let out = join(here, "..", "results");
   for (let i = 0; i < argv.length; i += 1) {
     const arg = /** @type {string} */ (argv[i]);
     if (arg === "--") continue; // package managers may pass the separator through
@@ -62,6 +64,10 @@ function parseArgs(argv) {
     } else if (arg === "--peers" || arg.startsWith("--peers=")) {
       const value = arg === "--peers" ? argv[++i] : arg.slice("--peers=".length);
       peers = value === undefined || value === "" || value === "none" ? [] : parsePeers(value);
+    } else if (arg === "--out" || arg.startsWith("--out=")) {
+      const value = arg === "--out" ? argv[++i] : arg.slice("--out=".length);
+      if (value === undefined || value === "") usageError("--out needs a directory");
+      out = resolve(/** @type {string} */ (value));
     } else if (arg === "--help" || arg === "-h") {
       console.log(USAGE);
       process.exit(0);
@@ -74,6 +80,7 @@ function parseArgs(argv) {
     sizes: sizes ?? /** @type {readonly number[]} */ (DEFAULT_SIZES[mode]),
     custom: sizes !== undefined,
     peers,
+    out,
   };
 }
 
@@ -170,14 +177,14 @@ const run = {
 const markdown = markdownReport(run);
 
 console.log(`\n${markdown}`);
-const resultsDir = join(here, "..", "results");
+const resultsDir = options.out;
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(join(resultsDir, "latest.md"), markdown);
 writeFileSync(
   join(resultsDir, "latest.json"),
   `${JSON.stringify({ date: new Date().toISOString(), ...run, seconds: Math.round(seconds * 10) / 10 }, null, 2)}\n`,
 );
-console.log(`results written to bench/results/latest.md and latest.json (${seconds.toFixed(1)} s)`);
+console.log(`results written to ${join(resultsDir, "latest.md")} and latest.json (${seconds.toFixed(1)} s)`);
 const failures = [];
 if (!run.identical) failures.push("the index and the plain functions disagree");
 if (cranfield !== null && !cranfield.winkEqual.holds)
