@@ -4,13 +4,14 @@
 // tasks and queries, and on Cranfield. Prints a Markdown report and writes it with the raw figures to
 // results/latest.md and results/latest.json.
 import { fork } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cranfieldDir, evaluate, loadCranfield } from "./cranfield.mjs";
 import { canCollect, now } from "./measure.mjs";
 import { ADAPTERS } from "./peers/adapters.mjs";
-import { SEED } from "./pool.mjs";
+import { generatePool, SEED } from "./pool.mjs";
 import { cranfieldSummary, machineInfo, markdownReport } from "./report.mjs";
 
 const USAGE =
@@ -123,14 +124,21 @@ const machine = machineInfo();
 
 /** @type {{ size: number, kxm: any, peers: any[] }[]} */
 const sizes = [];
+const scratch = mkdtempSync(join(tmpdir(), "kxm-bench-"));
+process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
 for (const size of options.sizes) {
   const label = `[${size.toLocaleString("en-US")}]`;
   progress(`${label} KXM`);
   const kxm = await runWorker("kxm", { type: "pool", size, mode: options.mode });
   const peers = [];
-  for (const peer of options.peers) {
-    progress(`${label} ${peer}`);
-    peers.push(await runWorker(peer, { type: "pool", size, mode: options.mode }));
+  if (options.peers.length > 0) {
+    const poolFile = join(scratch, `pool-${size}.json`);
+    writeFileSync(poolFile, JSON.stringify(generatePool(size)));
+    for (const peer of options.peers) {
+      progress(`${label} ${peer}`);
+      peers.push(await runWorker(peer, { type: "pool", size, mode: options.mode, poolFile }));
+    }
+    rmSync(poolFile);
   }
   sizes.push({ size, kxm, peers });
 }

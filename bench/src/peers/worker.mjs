@@ -2,6 +2,7 @@
 // One system's figures, in a process of its own. The parent forks this file and sends one job; the worker
 // regenerates the same seeded pool, tasks and queries (or loads Cranfield), measures, and sends the figures back.
 //   { system: "kxm" | <peer name>, job: { type: "pool", size, mode } | { type: "cranfield" } }
+import { readFileSync } from "node:fs";
 import { indexedText, PoolIndex } from "@kxm/arbiter";
 import { LIMITS } from "@kxm/contract";
 import { loadCranfield } from "../cranfield.mjs";
@@ -16,9 +17,6 @@ import { adapterNamed } from "./adapters.mjs";
 export const TASK_LIMIT = 100;
 /** Recall's default limit. */
 export const RECALL_LIMIT = 25;
-
-/** The fewest samples a phase stops at when it runs out of time. */
-const MIN_SAMPLES = 30;
 
 /** Heap, array buffers and other memory V8 knows of (native buffers a library allocates). */
 function memoryInUse() {
@@ -44,11 +42,22 @@ function stats(samples) {
  */
 function peerPlan(mode, size) {
   if (mode === "smoke")
-    return { builds: 1, long: 10, short: 10, queries: 20, updates: 20, warmup: 3, phaseMs: 1_000 };
+    return {
+      builds: 1,
+      long: 10,
+      short: 10,
+      queries: 20,
+      updates: 20,
+      warmup: 3,
+      phaseMs: 1_000,
+      minSamples: 5,
+    };
   return {
     // A phase stops early once it has run this long and holds at least MIN_SAMPLES samples: a long query takes
     // some peers a second or more at 100k, and the full run must end in minutes.
-    phaseMs: mode === "quick" ? 6_000 : 12_000,
+    phaseMs: mode === "quick" ? 3_000 : 8_000,
+    // The fewest samples a phase stops at when it runs out of time (a long query takes MiniSearch seconds at 100k).
+    minSamples: size >= 50_000 ? 5 : 20,
     builds: size <= 2_000 ? 5 : size <= 20_000 ? 3 : 1,
     long: size >= 50_000 ? 60 : 200,
     short: 200,
@@ -60,12 +69,15 @@ function peerPlan(mode, size) {
 
 /**
  * @param {string} name
- * @param {{ size: number, mode: string }} job
+ * @param {{ size: number, mode: string, poolFile?: string }} job
  */
-function benchPeer(name, { size, mode }) {
+function benchPeer(name, { size, mode, poolFile }) {
   const adapter = adapterNamed(name);
   const plan = peerPlan(mode, size);
-  const items = JSON.parse(JSON.stringify(generatePool(size)));
+  // The parent writes each pool once (generating 100k items takes a while); the same seed gives the same bytes.
+  const items = JSON.parse(
+    poolFile === undefined ? JSON.stringify(generatePool(size)) : readFileSync(poolFile, "utf8"),
+  );
   /** @type {Doc[]} */
   const docs = items.map((/** @type {import("@kxm/contract").ContextItem} */ item) => ({
     id: item.id,
@@ -78,7 +90,10 @@ function benchPeer(name, { size, mode }) {
   let bytes = 0;
   /** @type {any} */
   let index;
+  const buildsStart = now();
   for (let i = plan.builds; i > 0; i -= 1) {
+    // A slow builder (seconds per build at 10k) is timed fewer times.
+    if (buildSamples.length > 0 && now() - buildsStart > plan.phaseMs) break;
     index = undefined;
     const before = memoryInUse();
     const start = now();
@@ -89,7 +104,11 @@ function benchPeer(name, { size, mode }) {
 
   /** @param {readonly string[]} texts @param {number} limit */
   const timed = (texts, limit) => {
-    for (const text of texts.slice(0, plan.warmup)) adapter.search(index, text, limit);
+    const warmupStart = now();
+    for (const text of texts.slice(0, plan.warmup)) {
+      if (now() - warmupStart > plan.phaseMs / 4) break;
+      adapter.search(index, text, limit);
+    }
     collect();
     /** @type {number[]} */
     const hits = [];
@@ -97,7 +116,7 @@ function benchPeer(name, { size, mode }) {
     const samples = [];
     const started = now();
     for (const text of texts) {
-      if (samples.length >= MIN_SAMPLES && now() - started > plan.phaseMs) break;
+      if (samples.length >= plan.minSamples && now() - started > plan.phaseMs) break;
       const start = process.hrtime.bigint();
       const result = adapter.search(index, text, limit);
       samples.push(Number(process.hrtime.bigint() - start) / 1e6);

@@ -9,7 +9,7 @@ import {
   type RecallResult,
   SHARED_PROJECT,
 } from "@kxm/contract";
-import { averageLength, idf, indexedText, lengthNorm, termWeight } from "./bm25.js";
+import { averageLength, idf, indexedText, lengthNorm, termNumerator } from "./bm25.js";
 import { FirstFit, itemCost } from "./budget.js";
 import { isInert, isLive } from "./eligibility.js";
 import { SlotHeap, smallest } from "./heap.js";
@@ -87,8 +87,11 @@ export class PoolIndex {
   private readonly costCounts = new Map<number, number>();
   private minCost = Number.POSITIVE_INFINITY;
   private deadCount = 0;
-  /** The longest live item ever indexed, in tokens: sizes the per-request cache of length norms. */
+  /** The longest live item ever indexed, in tokens: sizes the per-request table of length norms. */
   private maxLength = 0;
+  /** Per-request scratch: the length norm of every length, and a term's BM25 numerator per small frequency. */
+  private norms = new Float64Array(0);
+  private readonly numerators = new Float64Array(16);
 
   private readonly compareStatic = (a: number, b: number): number => {
     const confidences = this.confidences;
@@ -368,8 +371,14 @@ export class PoolIndex {
     const touched: number[] = [];
     const avgLength = averageLength(totalLength, documentCount);
     const { scores, lengths, groups, marks } = this;
-    // Every slot of one length shares its norm (always > 0): computed once per request and length.
-    const norms = new Float64Array(this.maxLength + 1);
+    // Every slot of one length shares its norm: computed once per request for every length up front, so the
+    // loop below has no branch for it. The same function and arguments give the same floats as the plain scorer.
+    if (this.norms.length <= this.maxLength) this.norms = new Float64Array(this.maxLength + 1);
+    const norms = this.norms;
+    for (let length = 0; length <= this.maxLength; length += 1) norms[length] = lengthNorm(length, avgLength);
+    // Only contradictions outside the eligible groups need the mark check; without any, the group check decides.
+    const checkMarks = extra.length > 0;
+    const numerators = this.numerators;
     for (const term of terms) {
       const posting = this.postings.get(term);
       if (posting === undefined) continue;
@@ -380,18 +389,18 @@ export class PoolIndex {
       for (const slot of extra) if (this.postings.holds(slot, term)) frequency += 1;
       if (frequency === 0) continue;
       const termIdf = idf(documentCount, frequency);
+      // termWeight(idf, tf, norm) = (idf * (tf * (k1 + 1))) / (tf + norm): the numerator depends on the term
+      // frequency alone, so it is computed once per small frequency, by the same expression.
+      for (let tf = 1; tf < numerators.length; tf += 1) numerators[tf] = termNumerator(termIdf, tf);
       const { slots, tfs, size } = posting;
       for (let i = 0; i < size; i += 1) {
         const slot = slots[i]!;
-        if (eligibleGroups[groups[slot]!] !== 1 && marks[slot] !== MARK_CONTRADICTION) continue;
-        const length = lengths[slot]!;
-        let norm = norms[length]!;
-        if (norm === 0) {
-          norm = lengthNorm(length, avgLength);
-          norms[length] = norm;
-        }
+        if (eligibleGroups[groups[slot]!] !== 1 && (!checkMarks || marks[slot] !== MARK_CONTRADICTION))
+          continue;
+        const tf = tfs[i]!;
+        const numerator = tf < numerators.length ? numerators[tf]! : termNumerator(termIdf, tf);
         if (scores[slot] === 0) touched.push(slot);
-        scores[slot]! += termWeight(termIdf, tfs[i]!, norm);
+        scores[slot]! += numerator / (tf + norms[lengths[slot]!]!);
       }
     }
     return touched;
