@@ -13,6 +13,7 @@ import { canCollect, now } from "./measure.mjs";
 import { ADAPTERS } from "./peers/adapters.mjs";
 import { generatePool, SEED } from "./pool.mjs";
 import { cranfieldSummary, machineInfo, markdownReport } from "./report.mjs";
+import { benchStartup } from "./startup.mjs";
 
 const USAGE =
   "usage: pnpm bench [--quick | --smoke] [--sizes 1000,10000] [--peers fts5,minisearch,... | none] [--out DIR]";
@@ -143,6 +144,13 @@ for (const size of options.sizes) {
   sizes.push({ size, kxm, peers });
 }
 
+// The hub under autocannon, at 10k items (1k in a smoke run), and the CLI's start-up.
+const hubSize = options.mode === "smoke" ? 1_000 : 10_000;
+progress(`[hub] ${hubSize.toLocaleString("en-US")} items under autocannon`);
+const hub = await runWorker("hub", { type: "hub", size: hubSize, mode: options.mode });
+progress("[start-up] kxm --version and node -e 0");
+const startup = benchStartup(options.mode);
+
 // Cranfield: every system in a smoke run too (the collection is small), unless the data is missing, which only a
 // smoke run tolerates.
 /** @type {ReturnType<typeof cranfieldSummary> | null} */
@@ -177,6 +185,8 @@ const run = {
   seed: SEED,
   machine,
   sizes,
+  hub,
+  startup,
   cranfield,
   identical: identity.mismatches === 0,
   checks: identity.checks,

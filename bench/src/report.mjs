@@ -310,8 +310,9 @@ export function cranfieldReport(c) {
  * The issue's targets, each with what this run measured and whether it holds.
  * @param {readonly { size: number, kxm: any, peers: any[] }[]} sizes
  * @param {ReturnType<typeof cranfieldSummary> | null} cranfield
+ * @param {any} hub
  */
-export function targets(sizes, cranfield) {
+export function targets(sizes, cranfield, hub) {
   /** @type {{ target: string, measured: string, holds: boolean | null }[]} */
   const rows = [];
   const limits = { 10000: [2, 5], 100000: [25, 50] };
@@ -378,17 +379,86 @@ export function targets(sizes, cranfield) {
       });
     }
   }
-  rows.push({
-    target: "hub /context adds at most 10% over bare assembly",
-    measured: "not measured by this harness yet",
-    holds: null,
-  });
+  if (hub !== null) {
+    const overhead = hub.contextLong.mean / hub.bare.long.p50;
+    rows.push({
+      target: `hub /context adds at most 10% over bare assembly (long tasks, ${count(hub.size)} items)`,
+      measured: `mean ${ms(hub.contextLong.mean)} over HTTP vs bare p50 ${ms(hub.bare.long.p50)} ms (${ratio(overhead)})`,
+      holds: overhead <= 1.1,
+    });
+  }
   return rows;
+}
+
+/** @param {any} hub */
+export function hubReport(hub) {
+  /** @param {any} c */
+  const latency = (c) => `${ms(c.mean)} / ${c.p50} / ${c.p90} / ${c.p99}`;
+  /** @param {any} c */
+  const failures = (c) => c.non2xx + c.errors + c.timeouts;
+  return [
+    table(
+      ["route", "mean / p50 / p90 / p99 ms", "requests/s", "failed", "bare p50 ms", "mean / bare p50"],
+      [
+        [
+          "Fastify hello (yardstick)",
+          latency(hub.hello),
+          count(Math.round(hub.hello.requestsPerSecond)),
+          String(failures(hub.hello)),
+          "",
+          "",
+        ],
+        [
+          "/context, long tasks",
+          latency(hub.contextLong),
+          count(Math.round(hub.contextLong.requestsPerSecond)),
+          String(failures(hub.contextLong)),
+          ms(hub.bare.long.p50),
+          ratio(hub.contextLong.mean / hub.bare.long.p50),
+        ],
+        [
+          "/context, short tasks",
+          latency(hub.contextShort),
+          count(Math.round(hub.contextShort.requestsPerSecond)),
+          String(failures(hub.contextShort)),
+          ms(hub.bare.short.p50),
+          ratio(hub.contextShort.mean / hub.bare.short.p50),
+        ],
+        [
+          "/recall",
+          latency(hub.recall),
+          count(Math.round(hub.recall.requestsPerSecond)),
+          String(failures(hub.recall)),
+          ms(hub.bare.recall.p50),
+          ratio(hub.recall.mean / hub.bare.recall.p50),
+        ],
+      ],
+      ["l", "r", "r", "r", "r", "r"],
+    ),
+    "",
+    `${count(hub.size)} journal records in one project; autocannon with 1 connection for ${hub.seconds} s per route, in a ` +
+      "process of its own (its percentiles are whole milliseconds; the mean is exact). Bare: the same requests " +
+      `assembled in-process from an index over the same items; with JSON.stringify of the packet, long tasks take ` +
+      `${ms(hub.bare.longWithJson.p50)} ms at p50.`,
+  ].join("\n");
+}
+
+/** @param {any} startup */
+export function startupReport(startup) {
+  if ("skipped" in startup) return `Not measured: ${startup.skipped}.`;
+  return table(
+    ["process", "p50 ms", "p95 ms", "runs"],
+    [
+      ["node -e 0", ms(startup.node.p50), ms(startup.node.p95), String(startup.node.n)],
+      ["kxm --version", ms(startup.kxm.p50), ms(startup.kxm.p95), String(startup.kxm.n)],
+    ],
+    ["l", "r", "r", "r"],
+  );
 }
 
 /**
  * The whole report, as printed and as written to results/latest.md.
- * @param {{ mode: string, seed: number, machine: ReturnType<typeof machineInfo>, sizes: readonly { size: number, kxm: any, peers: any[] }[], cranfield: ReturnType<typeof cranfieldSummary> | null, identical: boolean, checks: number, seconds: number }} run
+ * @param {{ mode: string, seed: number, machine: ReturnType<typeof machineInfo>, sizes: readonly { size: number, kxm: any, peers: any[] }[], hub?: any, startup?: any, cranfield: ReturnType<typeof cranfieldSummary> | null, identical: boolean, checks: number, seconds: number }} run
  */
 export function markdownReport(run) {
   const lines = [
@@ -400,7 +470,7 @@ export function markdownReport(run) {
     "",
     table(
       ["target", "measured", "holds"],
-      targets(run.sizes, run.cranfield).map((t) => [
+      targets(run.sizes, run.cranfield, run.hub ?? null).map((t) => [
         t.target,
         t.measured,
         t.holds === null ? "n/a" : t.holds ? "yes" : "**no**",
@@ -421,6 +491,8 @@ export function markdownReport(run) {
     detailsTable(run.sizes.map((entry) => entry.kxm)),
     "",
   );
+  if (run.hub) lines.push("## Hub on loopback", "", hubReport(run.hub), "");
+  if (run.startup) lines.push("## Start-up", "", startupReport(run.startup), "");
   if (run.cranfield !== null) lines.push("## Cranfield", "", cranfieldReport(run.cranfield), "");
   return lines.join("\n");
 }

@@ -24,7 +24,7 @@ describe("pnpm bench --smoke", () => {
     const run = spawnSync(
       process.execPath,
       ["--expose-gc", "src/main.mjs", "--smoke", "--peers", "fts5,wink-bm25-kxm", "--out", out],
-      { cwd: bench, encoding: "utf8", timeout: 170_000 },
+      { cwd: bench, encoding: "utf8", timeout: 290_000 },
     );
     expect(run.stderr).not.toMatch(/correctness failure|Error:/);
     expect(run.status).toBe(0);
@@ -52,6 +52,16 @@ describe("pnpm bench --smoke", () => {
       expect(peer.long.medianHits).toBe(100);
       expect(peer.buildMs).toBeGreaterThan(0);
     }
+    // The hub served every request it was sent, on loopback, under autocannon.
+    for (const route of [json.hub.contextLong, json.hub.contextShort, json.hub.recall, json.hub.hello]) {
+      expect(route.total).toBeGreaterThan(0);
+      expect(route.non2xx + route.errors + route.timeouts).toBe(0);
+    }
+    for (const stats of Object.values(json.hub.bare) as Stats[]) expect(stats.p50).toBeGreaterThan(0);
+    if (!("skipped" in json.startup)) {
+      expect(json.startup.node.p50).toBeGreaterThan(0);
+      expect(json.startup.kxm.p50).toBeGreaterThan(0);
+    }
     if (json.cranfield !== null) {
       const systems = json.cranfield.rows.map((row: { system: string }) => row.system);
       expect(systems).toEqual(["kxm", "kxm-recall", "fts5", "wink-bm25-kxm"]);
@@ -64,7 +74,7 @@ describe("pnpm bench --smoke", () => {
       // wink-bm25 fed KXM's tokenizer and BM25 parameters ranks Cranfield exactly as KXM's packets do.
       expect(json.cranfield.winkEqual).toMatchObject({ compared: true, holds: true });
     }
-  }, 180_000);
+  }, 300_000);
 
   test("refuses an unknown argument with exit code 2 and one line", () => {
     const run = spawnSync(process.execPath, ["src/main.mjs", "--fast"], { cwd: bench, encoding: "utf8" });

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { indexedText, PoolIndex } from "@kxm/arbiter";
 import { LIMITS } from "@kxm/contract";
 import { loadCranfield } from "../cranfield.mjs";
+import { benchHub } from "../hub.mjs";
 import { collect, median, now, summarize, timeEach } from "../measure.mjs";
 import { generateEdits, generatePool, generateQueries, generateTasks, PROJECT } from "../pool.mjs";
 import { benchSize, FULL_PLAN, SMOKE_PLAN } from "../run.mjs";
@@ -57,7 +58,7 @@ function peerPlan(mode, size) {
     // some peers a second or more at 100k, and the full run must end in minutes.
     phaseMs: mode === "quick" ? 3_000 : 8_000,
     // The fewest samples a phase stops at when it runs out of time (a long query takes MiniSearch seconds at 100k).
-    minSamples: size >= 50_000 ? 5 : 20,
+    minSamples: size >= 50_000 ? 5 : size >= 5_000 ? 10 : 20,
     builds: size <= 2_000 ? 5 : size <= 20_000 ? 3 : 1,
     long: size >= 50_000 ? 60 : 200,
     short: 200,
@@ -124,13 +125,25 @@ function benchPeer(name, { size, mode, poolFile }) {
     }
     return { ...stats(samples), medianHits: median(hits) };
   };
+  /** Seconds each phase took, warm-up and collections included: where a slow run spends its time. */
+  /** @type {Record<string, number>} */
+  const phaseSeconds = { build: round((now() - buildsStart) / 1000) };
+  let phaseStart = now();
+  const lap = () => {
+    const seconds = round((now() - phaseStart) / 1000);
+    phaseStart = now();
+    return seconds;
+  };
   const longStats = timed(long.slice(0, plan.long), TASK_LIMIT);
+  phaseSeconds.long = lap();
   const shortStats = timed(short.slice(0, plan.short), TASK_LIMIT);
+  phaseSeconds.short = lap();
   const recallStats = timed(
     queries.map(({ query }) => query),
     RECALL_LIMIT,
   );
 
+  phaseSeconds.recall = lap();
   let update;
   if (adapter.update !== undefined) {
     const { originals, variants } = generateEdits(items, plan.updates);
@@ -161,6 +174,7 @@ function benchPeer(name, { size, mode, poolFile }) {
     short: shortStats,
     recall: recallStats,
     bytesPerItem: Math.round(bytes / size),
+    phaseSeconds: { ...phaseSeconds, update: lap() },
   };
 }
 
@@ -210,11 +224,12 @@ function cranfieldRun(/** @type {string} */ name) {
 // A worker whose parent has gone has no one to report to.
 process.on("disconnect", () => process.exit(1));
 
-process.once("message", (/** @type {any} */ message) => {
+process.once("message", async (/** @type {any} */ message) => {
   const { system, job } = message;
   /** @type {unknown} */
   let result;
-  if (job.type === "cranfield") result = cranfieldRun(system);
+  if (job.type === "hub") result = await benchHub(job);
+  else if (job.type === "cranfield") result = cranfieldRun(system);
   else if (system === "kxm") {
     const plan = job.mode === "smoke" ? SMOKE_PLAN : FULL_PLAN;
     result = { system, label: "KXM", ...benchSize(job.size, generateTasks(plan.tasks), plan) };
