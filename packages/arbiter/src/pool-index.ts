@@ -23,7 +23,7 @@ import {
   itemTime,
   type RankKeys,
 } from "./rank.js";
-import { compareRecallHits, type RecallHit, recallPhrase, recallResult } from "./recall.js";
+import { type RecallHit, recallPhrase, recallResult } from "./recall.js";
 import { belongsTo, isolationViolation, resolveContextRequest, resolveRecallRequest } from "./request.js";
 import { sortedInsert, sortedRemove } from "./sorted.js";
 import { queryTerms, tokenize } from "./tokenize.js";
@@ -73,6 +73,8 @@ export class PoolIndex {
   private times = new Float64Array(0);
   private scores = new Float64Array(0);
   private marks = new Uint8Array(0);
+  /** Per slot, PAIR_WORDS words of bits: every pair of adjacent characters of its lowercased text sets one. */
+  private pairSignature = new Uint32Array(0);
 
   private readonly postings = new Postings();
   private readonly projectCounts = new Map<string, number>();
@@ -333,23 +335,42 @@ export class PoolIndex {
       eligibleGroups[kind * 2 + 1] = allowed[kind]!;
     }
     const touched = this.score(queryTerms(resolved.query), documentCount, totalLength, eligibleGroups, []);
-    // Phrase hits: scan in slot order (the order items sit in memory), then keep only the best `limit`.
+    // Phrase hits: scan in slot order (the order items sit in memory), then keep only the best `limit`. Only the
+    // slots whose pair signature holds every pair of the phrase's characters can contain it, so only those are
+    // searched (a phrase of one character has no pair and searches every slot).
     const marks = this.marks;
+    const pairs = this.pairSignature;
+    const { words, bits } = phraseBits(phrase);
     const hitSlots: number[] = [];
     for (let slot = 0; slot < this.capacity; slot += 1) {
       if (!(flags[slot]! & LIVE) || !inPool(slot)) continue;
+      let possible = true;
+      const base = slot * PAIR_WORDS;
+      for (let i = 0; i < words.length; i += 1) {
+        if ((pairs[base + words[i]!]! & bits[i]!) !== bits[i]) {
+          possible = false;
+          break;
+        }
+      }
       const isPhrase =
-        this.lowerSummaries[slot]!.includes(phrase) || this.lowerStateKeys[slot]?.includes(phrase) === true;
+        possible &&
+        (this.lowerSummaries[slot]!.includes(phrase) || this.lowerStateKeys[slot]?.includes(phrase) === true);
       if (isPhrase) marks[slot] = MARK_MATCHED;
       if (isPhrase || scores[slot]! > 0) hitSlots.push(slot);
     }
-    const hit = (slot: number): RecallHit => ({
-      item: this.records[slot]!,
-      phrase: marks[slot] === MARK_MATCHED,
-      score: scores[slot]!,
+    const best = smallest(hitSlots, resolved.limit, (a, b) => {
+      // compareRecallHits on slots: phrase hits first, then score descending, then id.
+      if (marks[a] !== marks[b]) return marks[a] === MARK_MATCHED ? -1 : 1;
+      if (scores[a] !== scores[b]) return scores[a]! > scores[b]! ? -1 : 1;
+      return compareIds(this.records[a]!.id, this.records[b]!.id);
     });
-    const best = smallest(hitSlots, resolved.limit, (a, b) => compareRecallHits(hit(a), hit(b)));
-    const hits = best.map(hit);
+    const hits = best.map(
+      (slot): RecallHit => ({
+        item: this.records[slot]!,
+        phrase: marks[slot] === MARK_MATCHED,
+        score: scores[slot]!,
+      }),
+    );
     for (const slot of touched) scores[slot] = 0;
     for (const slot of hitSlots) marks[slot] = 0;
     return recallResult(hits, resolved.limit);
@@ -468,6 +489,10 @@ export class PoolIndex {
     const lowerSummary = item.summary.toLowerCase();
     this.lowerSummaries[slot] = lowerSummary === item.summary ? item.summary : lowerSummary;
     this.lowerStateKeys[slot] = item.stateKey?.toLowerCase();
+    const signature = this.pairSignature.subarray(slot * PAIR_WORDS, (slot + 1) * PAIR_WORDS);
+    signature.fill(0);
+    addPairs(signature, lowerSummary);
+    if (item.stateKey !== undefined) addPairs(signature, this.lowerStateKeys[slot]!);
     const group = this.groupOf(slot);
     this.postings.add(slot, tokens, group);
     this.groupCounts[group]! += 1;
@@ -497,8 +522,41 @@ export class PoolIndex {
     this.times = widen(this.times, (n) => new Float64Array(n));
     this.scores = widen(this.scores, (n) => new Float64Array(n));
     this.marks = widen(this.marks, (n) => new Uint8Array(n));
+    const signatures = new Uint32Array(capacity * PAIR_WORDS);
+    signatures.set(this.pairSignature);
+    this.pairSignature = signatures;
     this.capacity = capacity;
   }
+}
+
+/** Words of the per-slot pair signature: 1,024 bits, so 1 KB of text sets about 40% of them. */
+const PAIR_WORDS = 32;
+
+/** The bit of a pair of adjacent UTF-16 code units: a multiplicative hash to 10 bits. */
+function pairBit(first: number, second: number): number {
+  return Math.imul((first << 16) | second, 0x9e3779b1) >>> 22;
+}
+
+/** Sets the bit of every pair of adjacent code units of `text` in a slot's signature. */
+function addPairs(signature: Uint32Array, text: string): void {
+  for (let i = 1; i < text.length; i += 1) {
+    const bit = pairBit(text.charCodeAt(i - 1), text.charCodeAt(i));
+    signature[bit >>> 5]! |= 1 << (bit & 31);
+  }
+}
+
+/** The signature bits a text containing `phrase` must have, as (word, mask) pairs; none for a single character. */
+function phraseBits(phrase: string): { words: number[]; bits: number[] } {
+  const masks = new Uint32Array(PAIR_WORDS);
+  addPairs(masks, phrase);
+  const words: number[] = [];
+  const bits: number[] = [];
+  masks.forEach((mask, word) => {
+    if (mask === 0) return;
+    words.push(word);
+    bits.push(mask | 0);
+  });
+  return { words, bits };
 }
 
 function duplicate(id: string): KxmError {
