@@ -118,6 +118,26 @@ function runWorker(system, job) {
   });
 }
 
+/** One query predicted to take longer than this, from a smaller pool scaled linearly, skips the phase. */
+const SKIP_QUERY_MS = 10_000;
+
+/**
+ * The query phases a peer would spend minutes on at `size`, predicted from its p50 at the largest smaller pool
+ * already measured (query time grows about linearly with the pool): at 100k, a long query takes MiniSearch well
+ * over a minute.
+ * @param {readonly { size: number, peers: any[] }[]} done
+ * @param {string} peer
+ * @param {number} size
+ */
+function phasesTooSlow(done, peer, size) {
+  const smaller = done.filter((entry) => entry.size < size).at(-1);
+  const before = smaller?.peers.find((result) => result.system === peer);
+  if (smaller === undefined || before === undefined) return [];
+  return ["long", "short"].filter(
+    (phase) => (before[phase]?.p50 ?? 0) * (size / smaller.size) > SKIP_QUERY_MS,
+  );
+}
+
 const options = parseArgs(process.argv.slice(2));
 if (!canCollect)
   console.error("bench: run node with --expose-gc for steady memory figures (pnpm bench does)");
@@ -137,7 +157,8 @@ for (const size of options.sizes) {
     writeFileSync(poolFile, JSON.stringify(generatePool(size)));
     for (const peer of options.peers) {
       progress(`${label} ${peer}`);
-      peers.push(await runWorker(peer, { type: "pool", size, mode: options.mode, poolFile }));
+      const skip = phasesTooSlow(sizes, peer, size);
+      peers.push(await runWorker(peer, { type: "pool", size, mode: options.mode, poolFile, skip }));
     }
     rmSync(poolFile);
   }

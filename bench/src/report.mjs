@@ -108,7 +108,7 @@ function figures(r) {
 }
 
 /** @param {{ p50: number, p95: number, p99: number }} s */
-const triple = (s) => `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}`;
+const triple = (s) => ("skipped" in s ? "skipped (too slow)" : `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}`);
 
 /** @param {{ size: number, kxm: any, peers: any[] }} entry */
 export function absoluteTable({ kxm, peers }) {
@@ -329,8 +329,9 @@ export function targets(sizes, cranfield, hub) {
       });
     }
     if (peers.length === 0) continue;
-    const fastestLong = Math.min(...peers.map((p) => p.long.p50));
-    const fastestLong99 = Math.min(...peers.map((p) => p.long.p99));
+    // A skipped phase (NaN) was predicted slower than a whole phase: it is not the fastest.
+    const fastestLong = Math.min(...peers.map((p) => p.long.p50).filter(Number.isFinite));
+    const fastestLong99 = Math.min(...peers.map((p) => p.long.p99).filter(Number.isFinite));
     rows.push({
       target: `long-task packet ahead of every peer's plain query (p50 and p99) at ${at}`,
       measured: `KXM ${ms(kxm.assemble.p50)} / ${ms(kxm.assemble.p99)}; fastest peer ${ms(fastestLong)} / ${ms(fastestLong99)} ms`,
@@ -338,7 +339,7 @@ export function targets(sizes, cranfield, hub) {
     });
     const shortPeers = peers.filter((p) => ["flexsearch", "fts5", "fts5-porter"].includes(p.system));
     if (shortPeers.length > 0) {
-      const best = Math.min(...shortPeers.map((p) => p.short.p50));
+      const best = Math.min(...shortPeers.map((p) => p.short.p50).filter(Number.isFinite));
       rows.push({
         target: `short-task packet p50 at most FlexSearch's and FTS5's at ${at}`,
         measured: `KXM ${ms(kxm.assembleShort.p50)}; best of them ${ms(best)} ms`,
