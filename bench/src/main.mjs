@@ -138,6 +138,39 @@ function phasesTooSlow(done, peer, size) {
   );
 }
 
+/** A build predicted to take longer than this (from the smaller pool, scaled linearly) skips the peer at that size. */
+const SKIP_BUILD_MS = 150_000;
+
+/**
+ * The predicted build time of a peer at `size` when it exceeds {@link SKIP_BUILD_MS}, from the largest smaller pool.
+ * @param {readonly { size: number, peers: any[] }[]} done
+ * @param {string} peer
+ * @param {number} size
+ */
+function buildTooSlow(done, peer, size) {
+  const smaller = done.filter((entry) => entry.size < size).at(-1);
+  const before = smaller?.peers.find((result) => result.system === peer);
+  if (smaller === undefined || before === undefined || !Number.isFinite(before.buildMs)) return undefined;
+  const predicted = before.buildMs * (size / smaller.size);
+  return predicted > SKIP_BUILD_MS ? predicted : undefined;
+}
+
+/** @param {string} system @param {number} size @param {string} reason */
+function skippedPeer(system, size, reason) {
+  const none = { n: 0, p50: Number.NaN, p95: Number.NaN, p99: Number.NaN, medianHits: 0, skipped: true };
+  return {
+    system,
+    size,
+    skipped: reason,
+    buildMs: Number.NaN,
+    update: null,
+    long: none,
+    short: none,
+    recall: none,
+    bytesPerItem: Number.NaN,
+  };
+}
+
 const options = parseArgs(process.argv.slice(2));
 if (!canCollect)
   console.error("bench: run node with --expose-gc for steady memory figures (pnpm bench does)");
@@ -157,6 +190,12 @@ for (const size of options.sizes) {
     writeFileSync(poolFile, JSON.stringify(generatePool(size)));
     for (const peer of options.peers) {
       progress(`${label} ${peer}`);
+      const slowBuild = buildTooSlow(sizes, peer, size);
+      if (slowBuild !== undefined) {
+        progress(`${label} ${peer} skipped: its build is predicted at ${Math.round(slowBuild / 1000)} s`);
+        peers.push(skippedPeer(peer, size, `build predicted at ${Math.round(slowBuild / 1000)} s`));
+        continue;
+      }
       const skip = phasesTooSlow(sizes, peer, size);
       peers.push(await runWorker(peer, { type: "pool", size, mode: options.mode, poolFile, skip }));
     }

@@ -104,6 +104,7 @@ function figures(r) {
     short: r.short,
     recall: r.recall,
     bytes: r.bytesPerItem,
+    skipped: r.skipped,
   };
 }
 
@@ -113,6 +114,9 @@ const triple = (s) => ("skipped" in s ? "skipped (too slow)" : `${ms(s.p50)} / $
 /** @param {{ size: number, kxm: any, peers: any[] }} entry */
 export function absoluteTable({ kxm, peers }) {
   const rows = [kxm, ...peers].map(figures);
+  /** @param {any} f */
+  const name = (f) =>
+    f.skipped === undefined ? labelOf(f.system) : `${labelOf(f.system)} (skipped: ${f.skipped})`;
   return table(
     [
       "system",
@@ -124,9 +128,9 @@ export function absoluteTable({ kxm, peers }) {
       "bytes/item",
     ],
     rows.map((f) => [
-      labelOf(f.system),
+      name(f),
       ms(f.buildMs),
-      Number.isFinite(f.updateUs) ? micros(f.updateUs) : "rebuild",
+      Number.isFinite(f.updateUs) ? micros(f.updateUs) : f.skipped === undefined ? "rebuild" : "n/a",
       triple(f.long),
       triple(f.short),
       `${ms(f.recall.p50)} / ${ms(f.recall.p99)}`,
@@ -348,7 +352,7 @@ export function targets(sizes, cranfield, hub) {
     }
     const jsPeers = peers.filter((p) => !p.system.startsWith("fts5"));
     if (jsPeers.length > 0) {
-      const fastest = Math.min(...jsPeers.map((p) => p.buildMs));
+      const fastest = Math.min(...jsPeers.map((p) => p.buildMs).filter(Number.isFinite));
       rows.push({
         target: `index build faster than every JavaScript peer at ${at}`,
         measured: `KXM ${ms(kxm.buildMs)}; fastest JS peer ${ms(fastest)} ms`,
