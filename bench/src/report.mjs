@@ -175,6 +175,24 @@ export function ratioTable({ kxm, peers }) {
 }
 
 /** @param {readonly any[]} results KXM's results per size */
+export function phasesTable(results) {
+  /** @param {Record<string, number>} p */
+  const split = (p) =>
+    ["tokenizeMs", "scoreMs", "sortMs", "fillMs"].map((key) => ms(p[key] ?? Number.NaN)).join(" / ");
+  return table(
+    [
+      "pool",
+      "long tasks: tokenize / score / sort / fill p50 ms",
+      "short tasks: tokenize / score / sort / fill p50 ms",
+    ],
+    results
+      .filter((r) => r.phases !== undefined)
+      .map((r) => [count(r.size), split(r.phases.long), split(r.phases.short)]),
+    ["r", "r", "r"],
+  );
+}
+
+/** @param {readonly any[]} results KXM's results per size */
 export function detailsTable(results) {
   /** @param {{ p50: number, p99: number }} s */
   const pair = (s) => `${ms(s.p50)} / ${ms(s.p99)}`;
@@ -498,6 +516,12 @@ export function markdownReport(run) {
     `identical: ${run.identical ? "yes" : "no"} (${run.checks} indexed results compared with the plain functions, byte for byte)`,
     "",
     detailsTable(run.sizes.map((entry) => entry.kxm)),
+    "",
+    "Where a packet's time goes (each phase's median over the requests, timed in a separate pass; sort is the " +
+      "partition by pool, the contradictions' ranking and building the heap of matched items; fill is popping it " +
+      "and the first-fit walk, with the packet and audit):",
+    "",
+    phasesTable(run.sizes.map((entry) => entry.kxm)),
     "",
   );
   if (run.hub) lines.push("## Hub on loopback", "", hubReport(run.hub), "");

@@ -193,6 +193,23 @@ export function benchSize(size, taskSet, plan) {
     );
   }
 
+  // Where a packet's time goes, in a pass of its own (reading the clock inside the call is not free): the median
+  // of each phase over the long and over the short requests.
+  /** @param {readonly ContextRequest[]} set */
+  const phaseMedians = (set) => {
+    /** @type {Record<"tokenizeMs" | "scoreMs" | "sortMs" | "fillMs", number[]>} */
+    const samples = { tokenizeMs: [], scoreMs: [], sortMs: [], fillMs: [] };
+    for (const request of set) {
+      const phases = { tokenizeMs: 0, scoreMs: 0, sortMs: 0, fillMs: 0 };
+      index.assemble(request, { phases });
+      for (const key of /** @type {const} */ (["tokenizeMs", "scoreMs", "sortMs", "fillMs"]))
+        samples[key].push(phases[key]);
+    }
+    return Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, round(median(values))]));
+  };
+  collect();
+  const phases = { long: phaseMedians(requests), short: phaseMedians(smallRequests) };
+
   progress(`${label} plain assemblePacket`);
   const plainRequests = spread(requests, plan.plain(size));
   for (const request of plainRequests.slice(0, size <= 20_000 ? 3 : 1)) assemblePacket(items, request);
@@ -255,6 +272,7 @@ export function benchSize(size, taskSet, plan) {
     assemble: rounded(assemble),
     assembleByRole: Object.fromEntries(ROLES.map((role) => [role, rounded(summarize(byRole[role] ?? []))])),
     assembleShort: rounded(summarize(smallSamples)),
+    phases,
     plain: rounded(plain),
     speedup: Math.round((plain.p50 / assemble.p50) * 10) / 10,
     recall: rounded(summarize(recallSamples)),

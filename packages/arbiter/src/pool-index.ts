@@ -28,6 +28,9 @@ import { belongsTo, isolationViolation, resolveContextRequest, resolveRecallRequ
 import { sortedInsert, sortedRemove } from "./sorted.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 
+/** The high-resolution clock of Node and browsers alike (the package is built without either's types). */
+declare const performance: { now(): number };
+
 const KIND_SLOT: Readonly<Record<ItemKind, number>> = {
   evidence: 0,
   state: 1,
@@ -215,10 +218,22 @@ export class PoolIndex {
       }
     }
 
+    // Phase timings, only when the caller asks for them (a benchmark): no clock is read otherwise.
+    const phases = options.phases;
+    let mark = phases === undefined ? 0 : performance.now();
+    const lap = (): number => {
+      const at = performance.now();
+      const ms = at - mark;
+      mark = at;
+      return ms;
+    };
     const terms = queryTerms(resolved.task);
+    if (phases !== undefined) phases.tokenizeMs = lap();
     const eligibleGroups = new Uint8Array(GROUP_COUNT);
     for (const kind of requested) eligibleGroups[KIND_SLOT[kind] * 2] = 1;
     const touched = this.score(terms, documentCount, totalLength, eligibleGroups, extraContradictions);
+    if (phases !== undefined) phases.scoreMs = lap();
+    let heapMs = 0;
 
     const matched: number[][] = [[], []];
     for (const slot of touched) {
@@ -248,6 +263,7 @@ export class PoolIndex {
       };
     };
     const rankedContradictions = contradictions.map(rankKeys).sort(compareRankKeys);
+    const partitionMs = phases === undefined ? 0 : lap();
 
     const fit = new FirstFit<Selection>(resolved.budgetTokens);
     let walked = 0;
@@ -265,7 +281,9 @@ export class PoolIndex {
     const walk = (): void => {
       for (const { slot } of rankedContradictions) if (!visit(slot, true)) return;
       for (const shared of [0, 1]) {
+        const heapStart = phases === undefined ? 0 : performance.now();
         const heap = new SlotHeap(matched[shared]!, compareMatched);
+        if (phases !== undefined) heapMs += performance.now() - heapStart;
         while (heap.size > 0) if (!visit(heap.pop(), false)) return;
         const orders = this.staticOrder[shared]!;
         for (const kind of requested) {
@@ -286,7 +304,7 @@ export class PoolIndex {
     }
     for (const slot of contradictions) marks[slot] = 0;
 
-    return buildAssembly(
+    const assembled = buildAssembly(
       resolved,
       {
         selected: fit.selected,
@@ -300,6 +318,11 @@ export class PoolIndex {
       },
       options,
     );
+    if (phases !== undefined) {
+      phases.sortMs = partitionMs + heapMs;
+      phases.fillMs = lap() - heapMs;
+    }
+    return assembled;
   }
 
   /** Recalls records; the same result as `recall(this.items(), request)`. */

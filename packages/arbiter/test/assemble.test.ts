@@ -357,3 +357,23 @@ describe("a large vocabulary", () => {
     expect(packet.audit.selectedIds).toEqual(["b", "a"]);
   });
 });
+
+describe("phase timings", () => {
+  test("an index fills the phases it is given, and the packet's bytes do not change", () => {
+    const pool = [
+      item({ id: "a", summary: "release branch protection" }),
+      currentState("s", "release.branch", "main"),
+      item({ id: "b", summary: "unrelated" }),
+    ];
+    const index = new PoolIndex(pool);
+    const request: ContextRequest = { project: "demo", role: "implementer", task: "release branch" };
+    const phases = { tokenizeMs: -1, scoreMs: -1, sortMs: -1, fillMs: -1 };
+    const timed = index.assemble(request, { phases, contradictionIds: ["s"] });
+    expect(bytes(timed)).toBe(bytes(index.assemble(request, { contradictionIds: ["s"] })));
+    expect(bytes(timed)).toBe(bytes(assemblePacket(pool, request, { contradictionIds: ["s"] })));
+    for (const ms of Object.values(phases)) {
+      expect(ms).toBeGreaterThanOrEqual(0);
+      expect(ms).toBeLessThan(1_000);
+    }
+  });
+});
