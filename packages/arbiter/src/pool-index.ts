@@ -5,6 +5,7 @@ import {
   ITEM_KINDS,
   type ItemKind,
   KxmError,
+  LIMITS,
   type RecallRequest,
   type RecallResult,
   SHARED_PROJECT,
@@ -275,7 +276,10 @@ export class PoolIndex {
         return false;
       }
       walked += 1;
-      fit.offer({ item: this.records[slot]!, score: scores[slot]!, contradiction }, this.costs[slot]!);
+      const cost = this.costs[slot]!;
+      // What FirstFit.offer does with an item that does not fit, without making its selection first.
+      if (cost > fit.room) fit.deferred += 1;
+      else fit.offer({ item: this.records[slot]!, score: scores[slot]!, contradiction }, cost);
       return true;
     };
     const walk = (): void => {
@@ -284,7 +288,28 @@ export class PoolIndex {
         const heapStart = phases === undefined ? 0 : performance.now();
         const heap = new SlotHeap(matched[shared]!, compareMatched);
         if (phases !== undefined) heapMs += performance.now() - heapStart;
-        while (heap.size > 0) if (!visit(heap.pop(), false)) return;
+        let bulk = true;
+        while (heap.size > 0) {
+          const deferred = fit.deferred;
+          if (!visit(heap.pop(), false)) return;
+          if (!bulk || fit.deferred === deferred || heap.size === 0) continue;
+          // An item did not fit. The room only shrinks from here, so a matched item that does not fit now never
+          // will: each is deferred where the walk would reach it. Unless the item limit could still be reached
+          // (the limit stops the walk, and items after it are not deferred), count those at once and walk only
+          // the items that fit, in rank order, instead of popping every one of them off the heap.
+          const room = fit.room;
+          const rest = heap.toArray();
+          const fitting = rest.filter((slot) => this.costs[slot]! <= room);
+          if (fit.selected.length + fitting.length >= LIMITS.maxPacketItems) {
+            bulk = false;
+            continue;
+          }
+          fit.deferred += rest.length - fitting.length;
+          walked += rest.length - fitting.length;
+          fitting.sort(compareMatched);
+          for (const slot of fitting) if (!visit(slot, false)) return;
+          break;
+        }
         const orders = this.staticOrder[shared]!;
         for (const kind of requested) {
           for (const slot of orders[KIND_SLOT[kind]]!) {

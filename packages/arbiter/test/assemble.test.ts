@@ -377,3 +377,47 @@ describe("phase timings", () => {
     }
   });
 });
+
+describe("the index's walk after an item does not fit", () => {
+  // Every item holds one token, "alpha", padded with dashes (separators, not tokens) to the cost wanted, so all
+  // score alike and rank by id. An item costs its summary plus its id plus "knowledge" (9).
+  const padded = (id: string, cost: number, sourceRef?: string) =>
+    item({
+      id,
+      summary: `alpha${"-".repeat(cost - 5 - id.length - 9 - (sourceRef?.length ?? 0))}`,
+      provenance: { sourceType: "git", ...(sourceRef === undefined ? {} : { sourceRef }) },
+    });
+  const ids = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(3, "0")}`);
+
+  test("walks only what can still fit, and defers the rest where a full walk would", () => {
+    // Budget 4,400 characters: a000 (3,000) fits, a001 (2,000) does not, and from there the b items (2,000) never
+    // can, while some of the c items (100) still do.
+    const pool = [
+      padded("a000", 3_000),
+      padded("a001", 2_000),
+      ...ids("b", 20).map((id) => padded(id, 2_000)),
+      ...ids("c", 20).map((id) => padded(id, 100)),
+    ];
+    const packet = assemble(pool, { task: "alpha", budgetTokens: 1_100 });
+    expect(packet.audit.selectedIds).toEqual(["a000", ...ids("c", 14)]);
+    expect(packet.packet.unresolvedGaps).toEqual(["budget of 1100 tokens reached; 27 candidates deferred"]);
+  });
+
+  test("the item limit still ends the walk without deferring what comes after it", () => {
+    // Budget 4,608 characters. The first item costs 4,611 and is deferred; 256 items of 18 characters then fill the
+    // budget and reach the item limit; the last item comes after the limit and is not deferred.
+    const sourceRef = `r/${"x".repeat(498)}`;
+    const pool = [
+      padded(`a${"x".repeat(99)}`, 4_611, sourceRef),
+      ...ids("s", 300).map((id) => padded(id, 18)),
+      padded(`z${"x".repeat(99)}`, 4_611, sourceRef),
+    ];
+    const packet = assemble(pool, { task: "alpha", budgetTokens: 1_152 });
+    expect(packet.audit.selectedIds).toEqual(ids("s", 256));
+    expect(packet.packet.unresolvedGaps).toEqual([
+      "budget of 1152 tokens reached; 1 candidates deferred",
+      "context item limit reached; refine the task or kinds",
+    ]);
+  });
+});
