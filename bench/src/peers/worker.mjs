@@ -7,7 +7,7 @@ import { indexedText, PoolIndex } from "@kxm/arbiter";
 import { LIMITS } from "@kxm/contract";
 import { loadCranfield } from "../cranfield.mjs";
 import { benchHub } from "../hub.mjs";
-import { collect, median, now, summarize, timeEach } from "../measure.mjs";
+import { collect, median, now, summarize } from "../measure.mjs";
 import { generateEdits, generatePool, generateQueries, generateTasks, PROJECT } from "../pool.mjs";
 import { benchSize, FULL_PLAN, SMOKE_PLAN } from "../run.mjs";
 import { adapterNamed } from "./adapters.mjs";
@@ -58,7 +58,7 @@ function peerPlan(mode, size) {
     // some peers a second or more at 100k, and the full run must end in minutes.
     phaseMs: mode === "quick" ? 3_000 : 8_000,
     // The fewest samples a phase stops at when it runs out of time (a long query takes MiniSearch seconds at 100k).
-    minSamples: size >= 50_000 ? 5 : size >= 5_000 ? 10 : 20,
+    minSamples: size >= 50_000 || (mode === "quick" && size >= 5_000) ? 5 : size >= 5_000 ? 10 : 20,
     builds: size <= 2_000 ? 5 : size <= 20_000 ? 3 : 1,
     long: size >= 50_000 ? 60 : 200,
     short: 200,
@@ -153,13 +153,20 @@ function benchPeer(name, job) {
     const { originals, variants } = generateEdits(items, plan.updates);
     const slotOf = new Map(items.map((/** @type {{ id: string }} */ item, i) => [item.id, i]));
     collect();
-    const samples = timeEach(variants, (variant) =>
-      adapter.update?.(
+    // Time-capped like the query phases (one FlexSearch update takes tens of milliseconds at 10k).
+    const started = now();
+    /** @type {number[]} */
+    const samples = [];
+    for (const variant of variants) {
+      if (samples.length >= plan.minSamples * 2 && now() - started > plan.phaseMs) break;
+      const start = process.hrtime.bigint();
+      adapter.update(
         index,
         { id: variant.id, text: indexedText(variant) },
         /** @type {number} */ (slotOf.get(variant.id)),
-      ),
-    );
+      );
+      samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
     update = {
       n: samples.length,
       p50Us: round(median(samples) * 1000),
