@@ -11,6 +11,7 @@ export default defineConfig({
       "apps/*/test/**/*.test.ts",
       "docs/**/*.test.ts",
       "scripts/**/*.test.ts",
+      "bench/test/**/*.test.ts",
     ],
     pool: "forks",
     testTimeout: 30_000,

@@ -48,7 +48,12 @@ export function median(samples) {
 
 /** @param {readonly number[]} samples */
 export function summarize(samples) {
-  return { n: samples.length, p50: percentile(samples, 0.5), p99: percentile(samples, 0.99) };
+  return {
+    n: samples.length,
+    p50: percentile(samples, 0.5),
+    p95: percentile(samples, 0.95),
+    p99: percentile(samples, 0.99),
+  };
 }
 
 /** True when the process was started with `--expose-gc`. */

@@ -13,6 +13,12 @@ import { MISS_PREFIX, pseudoWord, Vocabulary } from "./vocabulary.mjs";
 export const SEED = 20_260_901;
 export const PROJECT = "demo";
 export const VOCABULARY_SIZE = 4_000;
+/** Summaries are 200 to 1,800 characters, uniformly: about 1 KB on average. */
+const SUMMARY_MIN = 200;
+const SUMMARY_MAX = 1_800;
+/** Long tasks are cut at the request limit of 2,000 characters; short tasks have 10 to 14 words. */
+const LONG_TASK_WORDS = 400;
+const SHORT_TASK_WORDS = [10, 14];
 const SHARED = "_shared";
 const YEAR_START = Date.UTC(2025, 0, 1);
 const YEAR_SECONDS = 365 * 24 * 3600;
@@ -265,7 +271,7 @@ function makeItem(i, r, text, vocabulary, stateKeys, earlier, evidenceIds) {
   const authority = journal ? "evidence" : r.weighted(authorities);
   const confidence = journal || origin === "derived" ? "probable" : r.weighted(CONFIDENCES);
 
-  const summary = text.chars(100, 600);
+  const summary = text.chars(SUMMARY_MIN, SUMMARY_MAX);
   const sourceRef = journal
     ? `journal:${id.slice("journal_".length)}`
     : r.chance(850)
@@ -343,7 +349,7 @@ function makeSourceRef(origin, r, vocabulary, derivedFrom) {
 function variantOf(item, r, text) {
   return {
     ...item,
-    summary: text.chars(100, 600),
+    summary: text.chars(SUMMARY_MIN, SUMMARY_MAX),
     observedAt: timestamp(r.int(0, YEAR_SECONDS - 1)),
   };
 }
@@ -368,33 +374,32 @@ export function generateEdits(items, count, seed = SEED) {
 }
 
 /**
- * The task set: the same `count` tasks for every pool size, 5 to 200 words, a mix of short, medium and long.
- * @param {number} count
+ * The task sets, the same for every pool size: long tasks of about 2,000 characters (a pasted issue or plan, cut
+ * at the request limit at a word boundary) and short tasks of about 12 words (a one-line ask).
+ * @param {number} count tasks of each kind
  * @param {number} [seed]
- * @returns {string[]}
+ * @returns {{ long: string[], short: string[] }}
  */
 export function generateTasks(count, seed = SEED) {
   const streams = Random.streams(seed, STREAMS);
   const vocabulary = new Vocabulary(streams.vocabulary, VOCABULARY_SIZE);
   const r = streams.tasks;
   const text = new TextMaker(vocabulary, r);
-  const tasks = [];
+  const long = [];
+  const short = [];
   for (let i = 0; i < count; i += 1) {
-    const band = r.weighted([
-      [[5, 20], 35],
-      [[21, 80], 40],
-      [[81, 200], 25],
-    ]);
-    tasks.push(text.words(r.int(band[0], band[1]), LIMITS.taskChars));
+    long.push(text.words(LONG_TASK_WORDS, LIMITS.taskChars));
+    short.push(text.words(r.int(SHORT_TASK_WORDS[0], SHORT_TASK_WORDS[1]), LIMITS.taskChars));
   }
-  return tasks;
+  return { long, short };
 }
 
-/** @typedef {{ query: string, type: "words" | "phrase" | "miss" }} RecallQuery */
+/** @typedef {{ query: string, type: "words" | "phrase" | "substring" | "miss" }} RecallQuery */
 
 /**
  * Recall queries for a pool: 1 to 4 content words; phrases of 2 or 3 words cut from a summary of the pool (so
- * they exist as substrings); and misses, words that no item holds.
+ * they exist as substrings); substrings of 4 to 8 characters from inside a word of a summary; and misses, words
+ * that no item holds.
  * @param {readonly ContextItem[]} items
  * @param {number} count
  * @param {number} [seed]
@@ -411,14 +416,25 @@ export function generateQueries(items, count, seed = SEED) {
   const queries = [];
   for (let i = 0; i < count; i += 1) {
     const type = r.weighted([
-      [/** @type {const} */ ("words"), 55],
-      [/** @type {const} */ ("phrase"), 30],
+      [/** @type {const} */ ("words"), 45],
+      [/** @type {const} */ ("phrase"), 25],
+      [/** @type {const} */ ("substring"), 15],
       [/** @type {const} */ ("miss"), 15],
     ]);
     if (type === "words" || recallable.length === 0) {
       const words = [];
       for (let n = r.int(1, 4); n > 0; n -= 1) words.push(vocabulary.drawContent(r));
       queries.push({ query: words.join(" "), type: "words" });
+    } else if (type === "substring") {
+      // 4 to 8 characters from inside one word of a summary: found by a substring scan, not by any token.
+      const words = r
+        .pick(recallable)
+        .summary.split(/[^\p{L}\p{N}]+/u)
+        .filter((word) => word.length >= 6);
+      const word = words.length === 0 ? "retry" : r.pick(words);
+      const length = Math.min(word.length - 2, r.int(4, 8));
+      const start = r.int(1, word.length - length - 1);
+      queries.push({ query: word.slice(start, start + length).toLowerCase(), type: "substring" });
     } else if (type === "phrase") {
       const summaryWords = r.pick(recallable).summary.split(" ");
       const length = Math.min(summaryWords.length, r.int(2, 3));

@@ -1,6 +1,9 @@
 // @ts-check
-// The Markdown report: a machine line, the main table, and a table of details.
+// The Markdown report: the machine, the targets, per pool size a table of absolute figures and one of ratios
+// (peer / KXM), KXM's own details, and Cranfield.
 import os from "node:os";
+import { mean, pairedBootstrap, READINGS } from "./cranfield.mjs";
+import { ADAPTERS } from "./peers/adapters.mjs";
 
 /** @typedef {import("./run.mjs").SizeResult} SizeResult */
 
@@ -64,38 +67,132 @@ function table(header, rows, align) {
   ].join("\n");
 }
 
-/** @param {readonly SizeResult[]} results */
-export function mainTable(results) {
+/** @param {string} system */
+const labelOf = (system) =>
+  system === "kxm"
+    ? "KXM"
+    : system === "kxm-recall"
+      ? "KXM recall"
+      : (ADAPTERS.find((adapter) => adapter.name === system)?.label ?? system);
+
+/** @param {number} value */
+const ratio = (value) =>
+  Number.isFinite(value) && value > 0 ? `${value >= 10 ? Math.round(value) : value.toFixed(2)}×` : "n/a";
+
+/**
+ * A peer's figures next to KXM's, in the shape both tables read. For KXM, "long" and "short" are whole packets
+ * (score, nine-key sort, budget fill); for a peer, its plain top-100 query.
+ * @param {any} r
+ */
+function figures(r) {
+  if (r.system === "kxm") {
+    return {
+      system: "kxm",
+      buildMs: r.buildMs,
+      updateUs: r.update.p50Us,
+      long: r.assemble,
+      short: r.assembleShort,
+      recall: r.recall,
+      bytes: r.indexBytesPerItem,
+    };
+  }
+  return {
+    system: r.system,
+    buildMs: r.buildMs,
+    updateUs: r.update?.p50Us ?? Number.NaN,
+    long: r.long,
+    short: r.short,
+    recall: r.recall,
+    bytes: r.bytesPerItem,
+    skipped: r.skipped,
+  };
+}
+
+/** @param {{ p50: number, p95: number, p99: number }} s */
+const triple = (s) => ("skipped" in s ? "skipped (too slow)" : `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}`);
+
+/** @param {{ size: number, kxm: any, peers: any[] }} entry */
+export function absoluteTable({ kxm, peers }) {
+  const rows = [kxm, ...peers].map(figures);
+  /** @param {any} f */
+  const name = (f) =>
+    f.skipped === undefined ? labelOf(f.system) : `${labelOf(f.system)} (skipped: ${f.skipped})`;
   return table(
     [
-      "pool",
+      "system",
       "build ms",
       "update µs",
-      "assemble p50 ms",
-      "assemble p99 ms",
-      "plain p50 ms",
-      "plain / indexed",
-      "recall p50 ms",
-      "recall p99 ms",
+      "long p50 / p95 / p99 ms",
+      "short p50 / p95 / p99 ms",
+      "recall p50 / p99 ms",
       "bytes/item",
     ],
-    results.map((r) => [
-      count(r.size),
-      ms(r.buildMs),
-      micros(r.update.p50Us),
-      ms(r.assemble.p50),
-      ms(r.assemble.p99),
-      ms(r.plain.p50),
-      `${count(r.speedup)}×`,
-      ms(r.recall.p50),
-      ms(r.recall.p99),
-      bytes(r.indexBytesPerItem),
+    rows.map((f) => [
+      name(f),
+      ms(f.buildMs),
+      Number.isFinite(f.updateUs) ? micros(f.updateUs) : f.skipped === undefined ? "rebuild" : "n/a",
+      triple(f.long),
+      triple(f.short),
+      `${ms(f.recall.p50)} / ${ms(f.recall.p99)}`,
+      bytes(f.bytes),
     ]),
-    ["r", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
+    ["l", "r", "r", "r", "r", "r", "r"],
   );
 }
 
-/** @param {readonly SizeResult[]} results */
+/** @param {{ size: number, kxm: any, peers: any[] }} entry */
+export function ratioTable({ kxm, peers }) {
+  const k = figures(kxm);
+  return table(
+    [
+      "peer / KXM",
+      "build",
+      "update",
+      "long p50",
+      "long p99",
+      "short p50",
+      "short p99",
+      "recall p50",
+      "recall p99",
+      "bytes/item",
+    ],
+    peers
+      .map(figures)
+      .map((f) => [
+        labelOf(f.system),
+        ratio(f.buildMs / k.buildMs),
+        ratio(f.updateUs / k.updateUs),
+        ratio(f.long.p50 / k.long.p50),
+        ratio(f.long.p99 / k.long.p99),
+        ratio(f.short.p50 / k.short.p50),
+        ratio(f.short.p99 / k.short.p99),
+        ratio(f.recall.p50 / k.recall.p50),
+        ratio(f.recall.p99 / k.recall.p99),
+        ratio(f.bytes / k.bytes),
+      ]),
+    ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
+  );
+}
+
+/** @param {readonly any[]} results KXM's results per size */
+export function phasesTable(results) {
+  /** @param {Record<string, number>} p */
+  const split = (p) =>
+    ["tokenizeMs", "scoreMs", "sortMs", "fillMs"].map((key) => ms(p[key] ?? Number.NaN)).join(" / ");
+  return table(
+    [
+      "pool",
+      "long tasks: tokenize / score / sort / fill p50 ms",
+      "short tasks: tokenize / score / sort / fill p50 ms",
+    ],
+    results
+      .filter((r) => r.phases !== undefined)
+      .map((r) => [count(r.size), split(r.phases.long), split(r.phases.short)]),
+    ["r", "r", "r"],
+  );
+}
+
+/** @param {readonly any[]} results KXM's results per size */
 export function detailsTable(results) {
   /** @param {{ p50: number, p99: number }} s */
   const pair = (s) => `${ms(s.p50)} / ${ms(s.p99)}`;
@@ -105,9 +202,10 @@ export function detailsTable(results) {
       "pool SHA-256",
       "planner p50 / p99",
       "implementer p50 / p99",
-      "2,000-token p50 / p99",
+      "plain p50 ms (× indexed)",
       "eligible / matched / selected",
-      "recall words / phrase / miss p50",
+      "recall words / phrase / substring / miss p50",
+      "substring scan p50 / p99",
       "update p99 µs",
       "pool bytes/item",
       "samples (packets, plain, recall)",
@@ -115,36 +213,319 @@ export function detailsTable(results) {
     results.map((r) => [
       count(r.size),
       `\`${r.fingerprint}\``,
-      pair(/** @type {{ p50: number, p99: number }} */ (r.assembleByRole.planner)),
-      pair(/** @type {{ p50: number, p99: number }} */ (r.assembleByRole.implementer)),
-      pair(r.assembleSmallBudget),
+      pair(r.assembleByRole.planner),
+      pair(r.assembleByRole.implementer),
+      `${ms(r.plain.p50)} (${count(r.speedup)}×)`,
       `${count(r.medianCandidates)} / ${count(r.medianMatched)} / ${count(r.medianSelected)}`,
-      ["words", "phrase", "miss"].map((type) => ms(r.recallByType[type]?.p50 ?? Number.NaN)).join(" / "),
+      ["words", "phrase", "substring", "miss"]
+        .map((type) => ms(r.recallByType[type]?.p50 ?? Number.NaN))
+        .join(" / "),
+      pair(r.substringScan),
       micros(r.update.p99Us),
       bytes(r.poolBytesPerItem),
       `${count(r.assemble.n)}, ${count(r.plain.n)}, ${count(r.recall.n)}`,
     ]),
-    ["r", "l", "r", "r", "r", "r", "r", "r", "r", "r"],
+    ["r", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
+  );
+}
+
+/**
+ * Cranfield measures per system, the best peer per reading, KXM minus that peer with a paired bootstrap interval,
+ * and the equality check: wink-bm25 fed KXM's tokenizer and parameters must score exactly what KXM scores.
+ * @param {readonly { system: string, buildMs: number, queryMs: number, perQuery: Record<string, { ndcg10: number[], recall100: number[] }> }[]} systems
+ */
+export function cranfieldSummary(systems) {
+  const rows = systems.map(({ system, buildMs, queryMs, perQuery }) => ({
+    system,
+    buildMs,
+    queryMs,
+    ndcg10: Object.fromEntries(READINGS.map((reading) => [reading, mean(perQuery[reading]?.ndcg10 ?? [])])),
+    recall100: Object.fromEntries(
+      READINGS.map((reading) => [reading, mean(perQuery[reading]?.recall100 ?? [])]),
+    ),
+  }));
+  const kxm = systems.find((s) => s.system === "kxm");
+  // The peers as their users would run them: not KXM's recall, nor wink fed KXM's own tokenizer.
+  const peers = systems.filter((s) => !["kxm", "kxm-recall", "wink-bm25-kxm"].includes(s.system));
+  /** @type {Record<string, { peer: string, kxm: number, best: number, difference: number, low: number, high: number }>} */
+  const versusBest = {};
+  for (const reading of READINGS) {
+    const best = peers
+      .map((peer) => ({ peer, value: mean(peer.perQuery[reading]?.ndcg10 ?? []) }))
+      .sort((a, b) => b.value - a.value)[0];
+    if (kxm === undefined || best === undefined) continue;
+    const kxmValues = kxm.perQuery[reading]?.ndcg10 ?? [];
+    versusBest[reading] = {
+      peer: best.peer.system,
+      kxm: mean(kxmValues),
+      best: best.value,
+      ...pairedBootstrap(kxmValues, best.peer.perQuery[reading]?.ndcg10 ?? []),
+    };
+  }
+  const winkKxm = systems.find((s) => s.system === "wink-bm25-kxm");
+  /** The largest per-query difference in nDCG@10 or recall@100 between KXM and wink fed KXM's tokenizer. */
+  let largest = Number.NaN;
+  if (kxm !== undefined && winkKxm !== undefined) {
+    largest = 0;
+    for (const reading of READINGS) {
+      for (const measure of /** @type {const} */ (["ndcg10", "recall100"])) {
+        const a = kxm.perQuery[reading]?.[measure] ?? [];
+        const b = winkKxm.perQuery[reading]?.[measure] ?? [];
+        a.forEach((value, i) => {
+          largest = Math.max(largest, Math.abs(value - /** @type {number} */ (b[i])));
+        });
+      }
+    }
+  }
+  return {
+    rows,
+    versusBest,
+    winkEqual: { compared: Number.isFinite(largest), largestDifference: largest, holds: !(largest > 1e-12) },
+  };
+}
+
+/** @param {number} value */
+const three = (value) => value.toFixed(4);
+
+/** @param {ReturnType<typeof cranfieldSummary>} c */
+export function cranfieldReport(c) {
+  const lines = [
+    table(
+      [
+        "system",
+        "nDCG@10 (-1 relevant)",
+        "nDCG@10 (-1 dropped)",
+        "recall@100 (-1 relevant)",
+        "recall@100 (-1 dropped)",
+        "build ms",
+        "225 queries ms",
+      ],
+      c.rows.map((r) => [
+        labelOf(r.system),
+        three(r.ndcg10.generous ?? 0),
+        three(r.ndcg10.strict ?? 0),
+        three(r.recall100.generous ?? 0),
+        three(r.recall100.strict ?? 0),
+        ms(r.buildMs),
+        ms(r.queryMs),
+      ]),
+      ["l", "r", "r", "r", "r", "r", "r"],
+    ),
+    "",
+  ];
+  for (const [reading, v] of Object.entries(c.versusBest)) {
+    lines.push(
+      `- ${reading === "generous" ? "-1 read as most relevant" : "-1 dropped"}: KXM nDCG@10 ${three(v.kxm)}, best peer ` +
+        `${labelOf(v.peer)} ${three(v.best)}; KXM − best ${v.difference >= 0 ? "+" : ""}${three(v.difference)}, ` +
+        `paired bootstrap 95% interval [${three(v.low)}, ${three(v.high)}] (10,000 resamples of the 225 queries)`,
+    );
+  }
+  lines.push(
+    c.winkEqual.compared
+      ? `- wink-bm25 fed KXM's tokenizer and BM25 parameters: ${c.winkEqual.holds ? "same" : "DIFFERENT"} nDCG@10 and recall@100 on every query (largest difference ${c.winkEqual.largestDifference})`
+      : "- wink-bm25 fed KXM's tokenizer was not run: no equality check",
+  );
+  return lines.join("\n");
+}
+
+/**
+ * The issue's targets, each with what this run measured and whether it holds.
+ * @param {readonly { size: number, kxm: any, peers: any[] }[]} sizes
+ * @param {ReturnType<typeof cranfieldSummary> | null} cranfield
+ * @param {any} hub
+ */
+export function targets(sizes, cranfield, hub) {
+  /** @type {{ target: string, measured: string, holds: boolean | null }[]} */
+  const rows = [];
+  const limits = { 10000: [2, 5], 100000: [25, 50] };
+  for (const { size, kxm, peers } of sizes) {
+    const at = `${count(size)} items`;
+    const limit = /** @type {Record<number, number[]>} */ (limits)[size];
+    if (limit !== undefined) {
+      rows.push({
+        target: `long-task packet p50 ≤ ${limit[0]} ms, p99 ≤ ${limit[1]} ms at ${at}`,
+        measured: `${ms(kxm.assemble.p50)} / ${ms(kxm.assemble.p99)} ms`,
+        holds:
+          kxm.assemble.p50 <= /** @type {number} */ (limit[0]) &&
+          kxm.assemble.p99 <= /** @type {number} */ (limit[1]),
+      });
+    }
+    if (peers.length === 0) continue;
+    // A skipped phase (NaN) was predicted slower than a whole phase: it is not the fastest.
+    const fastestLong = Math.min(...peers.map((p) => p.long.p50).filter(Number.isFinite));
+    const fastestLong99 = Math.min(...peers.map((p) => p.long.p99).filter(Number.isFinite));
+    rows.push({
+      target: `long-task packet ahead of every peer's plain query (p50 and p99) at ${at}`,
+      measured: `KXM ${ms(kxm.assemble.p50)} / ${ms(kxm.assemble.p99)}; fastest peer ${ms(fastestLong)} / ${ms(fastestLong99)} ms`,
+      holds: kxm.assemble.p50 < fastestLong && kxm.assemble.p99 < fastestLong99,
+    });
+    const shortPeers = peers.filter((p) => ["flexsearch", "fts5", "fts5-porter"].includes(p.system));
+    if (shortPeers.length > 0) {
+      const best = Math.min(...shortPeers.map((p) => p.short.p50).filter(Number.isFinite));
+      rows.push({
+        target: `short-task packet p50 at most FlexSearch's and FTS5's at ${at}`,
+        measured: `KXM ${ms(kxm.assembleShort.p50)}; best of them ${ms(best)} ms`,
+        holds: kxm.assembleShort.p50 <= best,
+      });
+    }
+    const jsPeers = peers.filter((p) => !p.system.startsWith("fts5"));
+    if (jsPeers.length > 0) {
+      const fastest = Math.min(...jsPeers.map((p) => p.buildMs).filter(Number.isFinite));
+      rows.push({
+        target: `index build faster than every JavaScript peer at ${at}`,
+        measured: `KXM ${ms(kxm.buildMs)}; fastest JS peer ${ms(fastest)} ms`,
+        holds: kxm.buildMs < fastest,
+      });
+    }
+    const mini = peers.find((p) => p.system === "minisearch");
+    if (mini !== undefined) {
+      rows.push({
+        target: `memory per item at most MiniSearch's at ${at}`,
+        measured: `KXM ${bytes(kxm.indexBytesPerItem)}; MiniSearch ${bytes(mini.bytesPerItem)} bytes`,
+        // A small pool can measure at or below zero (the heap moves by more than the index holds): no verdict.
+        holds:
+          kxm.indexBytesPerItem > 0 && mini.bytesPerItem > 0
+            ? kxm.indexBytesPerItem <= mini.bytesPerItem
+            : null,
+      });
+    }
+  }
+  for (const { size, kxm } of sizes) {
+    rows.push({
+      target: `recall p50 ≤ 1.5 × a bare substring scan at ${count(size)} items`,
+      measured: `${ms(kxm.recall.p50)} vs scan ${ms(kxm.substringScan.p50)} ms (${ratio(kxm.recall.p50 / kxm.substringScan.p50)})`,
+      holds: kxm.recall.p50 <= 1.5 * kxm.substringScan.p50,
+    });
+  }
+  if (cranfield !== null) {
+    for (const [reading, v] of Object.entries(cranfield.versusBest)) {
+      rows.push({
+        target: `Cranfield nDCG@10 within 0.01 of the best peer (${reading === "generous" ? "-1 relevant" : "-1 dropped"})`,
+        measured: `${three(v.kxm)} vs ${labelOf(v.peer)} ${three(v.best)}`,
+        holds: v.kxm >= v.best - 0.01,
+      });
+    }
+  }
+  if (hub !== null) {
+    const overhead = hub.contextLong.mean / hub.bare.long.p50;
+    rows.push({
+      target: `hub /context adds at most 10% over bare assembly (long tasks, ${count(hub.size)} items)`,
+      measured: `mean ${ms(hub.contextLong.mean)} over HTTP vs bare p50 ${ms(hub.bare.long.p50)} ms (${ratio(overhead)})`,
+      holds: overhead <= 1.1,
+    });
+  }
+  return rows;
+}
+
+/** @param {any} hub */
+export function hubReport(hub) {
+  /** @param {any} c */
+  const latency = (c) => `${ms(c.mean)} / ${c.p50} / ${c.p90} / ${c.p99}`;
+  /** @param {any} c */
+  const failures = (c) => c.non2xx + c.errors + c.timeouts;
+  return [
+    table(
+      ["route", "mean / p50 / p90 / p99 ms", "requests/s", "failed", "bare p50 ms", "mean / bare p50"],
+      [
+        [
+          "Fastify hello (yardstick)",
+          latency(hub.hello),
+          count(Math.round(hub.hello.requestsPerSecond)),
+          String(failures(hub.hello)),
+          "",
+          "",
+        ],
+        [
+          "/context, long tasks",
+          latency(hub.contextLong),
+          count(Math.round(hub.contextLong.requestsPerSecond)),
+          String(failures(hub.contextLong)),
+          ms(hub.bare.long.p50),
+          ratio(hub.contextLong.mean / hub.bare.long.p50),
+        ],
+        [
+          "/context, short tasks",
+          latency(hub.contextShort),
+          count(Math.round(hub.contextShort.requestsPerSecond)),
+          String(failures(hub.contextShort)),
+          ms(hub.bare.short.p50),
+          ratio(hub.contextShort.mean / hub.bare.short.p50),
+        ],
+        [
+          "/recall",
+          latency(hub.recall),
+          count(Math.round(hub.recall.requestsPerSecond)),
+          String(failures(hub.recall)),
+          ms(hub.bare.recall.p50),
+          ratio(hub.recall.mean / hub.bare.recall.p50),
+        ],
+      ],
+      ["l", "r", "r", "r", "r", "r"],
+    ),
+    "",
+    `${count(hub.size)} journal records in one project; autocannon with 1 connection for ${hub.seconds} s per route, in a ` +
+      "process of its own (its percentiles are whole milliseconds; the mean is exact). Bare: the same requests " +
+      `assembled in-process from an index over the same items; with JSON.stringify of the packet, long tasks take ` +
+      `${ms(hub.bare.longWithJson.p50)} ms at p50.`,
+  ].join("\n");
+}
+
+/** @param {any} startup */
+export function startupReport(startup) {
+  if ("skipped" in startup) return `Not measured: ${startup.skipped}.`;
+  return table(
+    ["process", "p50 ms", "p95 ms", "runs"],
+    [
+      ["node -e 0", ms(startup.node.p50), ms(startup.node.p95), String(startup.node.n)],
+      ["kxm --version", ms(startup.kxm.p50), ms(startup.kxm.p95), String(startup.kxm.n)],
+    ],
+    ["l", "r", "r", "r"],
   );
 }
 
 /**
  * The whole report, as printed and as written to results/latest.md.
- * @param {{ mode: string, seed: number, machine: ReturnType<typeof machineInfo>, results: readonly SizeResult[], identical: boolean, checks: number, seconds: number, peakRssMB: number }} run
+ * @param {{ mode: string, seed: number, machine: ReturnType<typeof machineInfo>, sizes: readonly { size: number, kxm: any, peers: any[] }[], hub?: any, startup?: any, cranfield: ReturnType<typeof cranfieldSummary> | null, identical: boolean, checks: number, seconds: number }} run
  */
 export function markdownReport(run) {
-  return [
-    `# KXM arbiter benchmark (${run.mode})`,
+  const lines = [
+    `# KXM benchmark (${run.mode})`,
     "",
-    `${machineLine(run.machine)}; seed ${run.seed}; ran ${run.seconds.toFixed(1)} s, peak RSS ${run.peakRssMB} MB`,
+    `${machineLine(run.machine)}; seed ${run.seed}; ran ${run.seconds.toFixed(1)} s`,
     "",
-    mainTable(run.results),
+    "## Targets",
+    "",
+    table(
+      ["target", "measured", "holds"],
+      targets(run.sizes, run.cranfield, run.hub ?? null).map((t) => [
+        t.target,
+        t.measured,
+        t.holds === null ? "n/a" : t.holds ? "yes" : "**no**",
+      ]),
+      ["l", "l", "l"],
+    ),
+    "",
+  ];
+  for (const entry of run.sizes) {
+    lines.push(`## ${count(entry.size)} items`, "", absoluteTable(entry), "");
+    if (entry.peers.length > 0) lines.push(ratioTable(entry), "");
+  }
+  lines.push(
+    "## KXM details",
     "",
     `identical: ${run.identical ? "yes" : "no"} (${run.checks} indexed results compared with the plain functions, byte for byte)`,
     "",
-    "Details (medians of the default-budget packets; times in ms unless named):",
+    detailsTable(run.sizes.map((entry) => entry.kxm)),
     "",
-    detailsTable(run.results),
+    "Where a packet's time goes (each phase's median over the requests, timed in a separate pass; sort is the " +
+      "partition by pool, the contradictions' ranking and building the heap of matched items; fill is popping it " +
+      "and the first-fit walk, with the packet and audit):",
     "",
-  ].join("\n");
+    phasesTable(run.sizes.map((entry) => entry.kxm)),
+    "",
+  );
+  if (run.hub) lines.push("## Hub on loopback", "", hubReport(run.hub), "");
+  if (run.startup) lines.push("## Start-up", "", startupReport(run.startup), "");
+  if (run.cranfield !== null) lines.push("## Cranfield", "", cranfieldReport(run.cranfield), "");
+  return lines.join("\n");
 }

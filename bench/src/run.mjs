@@ -23,7 +23,6 @@ import { checkItems, generateEdits, generatePool, generateQueries, PROJECT } fro
  */
 
 export const ROLES = /** @type {const} */ (["planner", "implementer"]);
-export const SMALL_BUDGET = 2_000;
 
 /** @type {Plan} */
 export const FULL_PLAN = {
@@ -66,8 +65,13 @@ function spread(array, count) {
 /** @param {number} ms */
 const round = (ms) => Math.round(ms * 10_000) / 10_000;
 
-/** @param {{ n: number, p50: number, p99: number }} stats */
-const rounded = (stats) => ({ n: stats.n, p50: round(stats.p50), p99: round(stats.p99) });
+/** @param {{ n: number, p50: number, p95: number, p99: number }} stats */
+const rounded = (stats) => ({
+  n: stats.n,
+  p50: round(stats.p50),
+  p95: round(stats.p95),
+  p99: round(stats.p99),
+});
 
 const startedAt = now();
 
@@ -84,7 +88,7 @@ function memoryInUse() {
 
 /**
  * @param {number} size
- * @param {readonly string[]} taskSet
+ * @param {{ long: readonly string[], short: readonly string[] }} taskSet
  * @param {Plan} plan
  */
 export function benchSize(size, taskSet, plan) {
@@ -117,11 +121,11 @@ export function benchSize(size, taskSet, plan) {
   }
   const index = /** @type {PoolIndex} */ (built);
 
-  const tasks = taskSet.slice(0, plan.tasks);
-  /** @type {ContextRequest[]} */
-  const requests = tasks.flatMap((task) => ROLES.map((role) => ({ project: PROJECT, role, task })));
-  /** @type {ContextRequest[]} */
-  const smallRequests = requests.map((request) => ({ ...request, budgetTokens: SMALL_BUDGET }));
+  /** @param {readonly string[]} tasks @returns {ContextRequest[]} */
+  const requestsFor = (tasks) =>
+    tasks.slice(0, plan.tasks).flatMap((task) => ROLES.map((role) => ({ project: PROJECT, role, task })));
+  const requests = requestsFor(taskSet.long);
+  const smallRequests = requestsFor(taskSet.short);
   const queries = generateQueries(items, plan.queries);
   const recallRequests = queries.map(({ query }) => ({ project: PROJECT, query }));
 
@@ -162,7 +166,7 @@ export function benchSize(size, taskSet, plan) {
   }
   collect();
   /** @type {Record<string, number[]>} */
-  const recallByType = { words: [], phrase: [], miss: [] };
+  const recallByType = { words: [], phrase: [], substring: [], miss: [] };
   const recallSamples = [];
   for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
     const samples = timeEach(
@@ -172,6 +176,39 @@ export function benchSize(size, taskSet, plan) {
     );
     recallSamples.push(...samples);
   }
+
+  // The yardstick for recall: a bare scan for the lowercased query in every item's lowercased summary, over text
+  // lowercased ahead of time (as the index keeps it), with no ranking at all.
+  const lowered = items.map((item) => item.summary.toLowerCase());
+  collect();
+  const scanSamples = [];
+  for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
+    scanSamples.push(
+      ...timeEach(queries, ({ query }) => {
+        const needle = query.trim().toLowerCase();
+        let found = 0;
+        for (const text of lowered) if (text.includes(needle)) found += 1;
+        return found;
+      }),
+    );
+  }
+
+  // Where a packet's time goes, in a pass of its own (reading the clock inside the call is not free): the median
+  // of each phase over the long and over the short requests.
+  /** @param {readonly ContextRequest[]} set */
+  const phaseMedians = (set) => {
+    /** @type {Record<"tokenizeMs" | "scoreMs" | "sortMs" | "fillMs", number[]>} */
+    const samples = { tokenizeMs: [], scoreMs: [], sortMs: [], fillMs: [] };
+    for (const request of set) {
+      const phases = { tokenizeMs: 0, scoreMs: 0, sortMs: 0, fillMs: 0 };
+      index.assemble(request, { phases });
+      for (const key of /** @type {const} */ (["tokenizeMs", "scoreMs", "sortMs", "fillMs"]))
+        samples[key].push(phases[key]);
+    }
+    return Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, round(median(values))]));
+  };
+  collect();
+  const phases = { long: phaseMedians(requests), short: phaseMedians(smallRequests) };
 
   progress(`${label} plain assemblePacket`);
   const plainRequests = spread(requests, plan.plain(size));
@@ -203,9 +240,19 @@ export function benchSize(size, taskSet, plan) {
   for (const request of [...plainPackets.keys()].slice(0, plan.identityChecks)) {
     compare(/** @type {string} */ (plainPackets.get(request)), JSON.stringify(index.assemble(request)));
   }
-  const smallCheck = /** @type {ContextRequest} */ (smallRequests[smallRequests.length - 1]);
-  compare(JSON.stringify(assemblePacket(items, smallCheck)), JSON.stringify(index.assemble(smallCheck)));
-  for (const type of ["words", "phrase", "miss"]) {
+  const shortCheck = /** @type {ContextRequest} */ (smallRequests[smallRequests.length - 1]);
+  const longCheck = /** @type {ContextRequest} */ (requests[requests.length - 1]);
+  // Each plain call re-tokenizes the pool (about 18 s at 100k): large pools get one of each kind.
+  const large = size >= 50_000;
+  const plainChecks = [
+    { ...shortCheck, budgetTokens: 2_000 },
+    shortCheck,
+    { ...longCheck, budgetTokens: 2_000 },
+  ];
+  for (const request of plainChecks.slice(0, large ? 1 : plainChecks.length)) {
+    compare(JSON.stringify(assemblePacket(items, request)), JSON.stringify(index.assemble(request)));
+  }
+  for (const type of large ? ["phrase"] : ["words", "phrase", "substring", "miss"]) {
     const at = queries.findIndex((query) => query.type === type);
     const request = recallRequests[at];
     if (request !== undefined)
@@ -227,10 +274,12 @@ export function benchSize(size, taskSet, plan) {
     },
     assemble: rounded(assemble),
     assembleByRole: Object.fromEntries(ROLES.map((role) => [role, rounded(summarize(byRole[role] ?? []))])),
-    assembleSmallBudget: { budgetTokens: SMALL_BUDGET, ...rounded(summarize(smallSamples)) },
+    assembleShort: rounded(summarize(smallSamples)),
+    phases,
     plain: rounded(plain),
     speedup: Math.round((plain.p50 / assemble.p50) * 10) / 10,
     recall: rounded(summarize(recallSamples)),
+    substringScan: rounded(summarize(scanSamples)),
     recallByType: Object.fromEntries(
       Object.entries(recallByType).map(([type, samples]) => [type, rounded(summarize(samples))]),
     ),

@@ -1,3 +1,5 @@
+import { type BigIntStats, type Dirent, lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { PoolIndex } from "@kxm/arbiter";
 import {
   type ContextItem,
@@ -73,6 +75,13 @@ export class ProjectPool {
   private authored: Authored = { revision: undefined, items: [] };
   private readonly slots = new Map<string, IndexSlot>();
   private refreshing: Promise<void> | undefined;
+  /** The stat signature of the memory and skill folders when `authored.revision` was last confirmed. */
+  private authoredSignature: string | undefined;
+  /** Bumped by every item write: a cached read of the store's open contradictions is for one generation. */
+  private itemGeneration = 0;
+  private stateContradictions: { readonly generation: number; readonly ids: Promise<string[]> } | undefined;
+  /** The journal's contradiction ids in entry order, until the next journal write. */
+  private journalContradictions: string[] | undefined;
 
   constructor(
     readonly project: Project,
@@ -118,11 +127,34 @@ export class ProjectPool {
       .map(({ item }) => item);
   }
 
-  /** Ids of the journal items of category `contradiction`. */
+  /** Ids of the journal items of category `contradiction`, in entry order. */
   contradictionJournalIds(): string[] {
-    return this.journalRecords()
+    this.journalContradictions ??= this.journalRecords()
       .filter(({ entry }) => entry.category === "contradiction")
       .map(({ item }) => item.id);
+    return [...this.journalContradictions];
+  }
+
+  /**
+   * The ids of every open contradiction: the competing state items that `readState` finds in the store, then the
+   * journal's contradiction entries. The store is read once per item write, not once per packet: open
+   * contradictions are a function of the project's state items, and every acknowledged item write reaches
+   * {@link apply}, which starts a new generation. A read that fails is not kept.
+   */
+  async openContradictionIds(readState: () => Promise<readonly { readonly itemIds: readonly string[] }[]>) {
+    let cached = this.stateContradictions;
+    if (cached === undefined || cached.generation !== this.itemGeneration) {
+      const entry = {
+        generation: this.itemGeneration,
+        ids: readState().then((state) => state.flatMap((contradiction) => contradiction.itemIds)),
+      };
+      this.stateContradictions = entry;
+      entry.ids.catch(() => {
+        if (this.stateContradictions === entry) this.stateContradictions = undefined;
+      });
+      cached = entry;
+    }
+    return [...(await cached.ids), ...this.contradictionJournalIds()];
   }
 
   /** The index serving a role's packets. */
@@ -138,6 +170,7 @@ export class ProjectPool {
   /** Applies an acknowledged write to every index it affects. */
   apply(change: PoolChange): void {
     if (change.kind === "items") {
+      this.itemGeneration += 1;
       for (const item of change.items) {
         if (item.project !== this.project.id) continue;
         // Superseded and rejected items stay until retention purges them: the index counts them as
@@ -150,21 +183,31 @@ export class ProjectPool {
     const record = toJournalRecord(change.entry, this.log);
     if (record === undefined || record.entry.project !== this.project.id) return;
     this.journal.set(record.item.id, record);
+    this.journalContradictions = undefined;
     for (const slot of this.slots.values()) {
       if (slot.categories.has(record.entry.category)) slot.index.upsert(record.item);
     }
   }
 
   /**
-   * Reloads authored memory and skills when the checkout's memory revision changed since they were read (the
-   * revision hashes a handful of files, so it is checked on every packet request). Concurrent callers share one
-   * reload.
+   * Reloads authored memory and skills when the checkout's memory revision changed since they were read. Every
+   * packet, recall and explain request asks; the revision (a hash of every file's bytes) is recomputed only when
+   * a stat of the folders differs from the last confirmed one, or is too recent to trust (see
+   * {@link memorySignature}). Concurrent callers share one reload.
    */
   async refreshAuthored(): Promise<void> {
-    if (this.project.checkoutRoot === null) return;
+    const root = this.project.checkoutRoot;
+    if (root === null) return;
+    if (this.refreshing === undefined && this.authored.revision !== undefined) {
+      const signature = memorySignature(root);
+      if (signature !== undefined && signature === this.authoredSignature) return;
+    }
     this.refreshing ??= (async () => {
       try {
+        // Taken before the hash: a change made while hashing shows in the next signature.
+        const signature = memorySignature(root);
         const revision = await memoryRevision(this.project, this.log);
+        this.authoredSignature = revision === undefined ? undefined : signature;
         if (revision !== undefined && revision === this.authored.revision) return;
         const next = await readAuthored(this.project, this.log, revision);
         const old = this.authored.items;
@@ -183,6 +226,51 @@ export class ProjectPool {
     })();
     await this.refreshing;
   }
+}
+
+/** A file changed less than this long ago may change again within its timestamp's resolution. */
+const RACY_MS = 3_000;
+
+/**
+ * A stat signature of everything under the checkout's `.kxm/memory` and `.kxm/skills/promoted` (a superset of
+ * what the memory revision hashes): each entry's path, inode, size, and modification and change times, links not
+ * followed. Equal signatures mean the revision cannot have changed, so the hash is skipped. Undefined, meaning
+ * "hash to be sure", when an entry was modified within the last {@link RACY_MS} (a write in the same timestamp
+ * tick as the signature would not show) or a folder cannot be read. Synchronous on purpose: a few stats cost less
+ * than the thread-pool round trips of asynchronous ones.
+ */
+export function memorySignature(root: string, nowMs = Date.now()): string | undefined {
+  const parts: string[] = [];
+  const racyBefore = BigInt(Math.floor(nowMs) - RACY_MS) * 1_000_000n;
+  const entry = (path: string): BigIntStats | undefined => {
+    const stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    if (stats === undefined) parts.push(`${path}\0-`);
+    else parts.push(`${path}\0${stats.ino}\0${stats.size}\0${stats.mtimeNs}\0${stats.ctimeNs}`);
+    return stats;
+  };
+  const walk = (dir: string): boolean => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const name of entries.map((dirent) => dirent.name).sort()) {
+      const path = join(dir, name);
+      const stats = entry(path);
+      if (stats === undefined) continue;
+      if (stats.mtimeNs >= racyBefore || stats.ctimeNs >= racyBefore) return false;
+      if (stats.isDirectory() && !walk(path)) return false;
+    }
+    return true;
+  };
+  for (const dir of [join(root, ".kxm", "memory"), join(root, ".kxm", "skills", "promoted")]) {
+    const stats = entry(dir);
+    if (stats === undefined) continue;
+    if (stats.mtimeNs >= racyBefore || stats.ctimeNs >= racyBefore) return undefined;
+    if (stats.isDirectory() && !walk(dir)) return undefined;
+  }
+  return parts.join("\n");
 }
 
 function toJournalRecord(entry: JournalEntry, log: FastifyBaseLogger): JournalRecord | undefined {

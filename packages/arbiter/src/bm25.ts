@@ -31,7 +31,12 @@ export function lengthNorm(length: number, avgLength: number): number {
  * bit for bit.
  */
 export function termWeight(termIdf: number, tf: number, norm: number): number {
-  return (termIdf * (tf * (BM25_K1 + 1))) / (tf + norm);
+  return termNumerator(termIdf, tf) / (tf + norm);
+}
+
+/** The numerator of {@link termWeight}: the index computes it once per term and frequency. */
+export function termNumerator(termIdf: number, tf: number): number {
+  return termIdf * (tf * (BM25_K1 + 1));
 }
 
 /** Scores are reported rounded half up to three decimals. */

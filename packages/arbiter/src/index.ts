@@ -3,7 +3,7 @@ export { assemblePacket } from "./assemble.js";
 export { BM25_B, BM25_K1, idf, indexedText, lengthNorm, roundScore, termWeight } from "./bm25.js";
 export { estimateTokens, itemCost } from "./budget.js";
 export { isInert, isLive } from "./eligibility.js";
-export type { AssembleOptions } from "./packet.js";
+export type { AssembleOptions, PacketPhases } from "./packet.js";
 export { PoolIndex } from "./pool-index.js";
 export { compareIds } from "./rank.js";
 export { NO_RECALL_MATCH_GAP, recall } from "./recall.js";

@@ -16,6 +16,19 @@ export interface AssembleOptions {
   readonly contradictionIds?: Iterable<string>;
   /** The caller's working state, carried into `packet.workingState` unchanged. */
   readonly workingState?: Readonly<Record<string, JsonValue>>;
+  /**
+   * Filled by {@link PoolIndex.assemble} (not by `assemblePacket`) with where the call's time went, for
+   * benchmarks; without it no clock is read. Never changes the packet.
+   */
+  readonly phases?: PacketPhases;
+}
+
+/** Milliseconds of one indexed assembly: the task's tokens, BM25, ranking (partition and heap), budget fill. */
+export interface PacketPhases {
+  tokenizeMs: number;
+  scoreMs: number;
+  sortMs: number;
+  fillMs: number;
 }
 
 /** A selected item with what its placement needs. */

@@ -5,11 +5,12 @@ import {
   ITEM_KINDS,
   type ItemKind,
   KxmError,
+  LIMITS,
   type RecallRequest,
   type RecallResult,
   SHARED_PROJECT,
 } from "@kxm/contract";
-import { averageLength, idf, indexedText, lengthNorm, termWeight } from "./bm25.js";
+import { averageLength, idf, indexedText, lengthNorm, termNumerator } from "./bm25.js";
 import { FirstFit, itemCost } from "./budget.js";
 import { isInert, isLive } from "./eligibility.js";
 import { SlotHeap, smallest } from "./heap.js";
@@ -23,10 +24,13 @@ import {
   itemTime,
   type RankKeys,
 } from "./rank.js";
-import { compareRecallHits, type RecallHit, recallPhrase, recallResult } from "./recall.js";
+import { type RecallHit, recallPhrase, recallResult } from "./recall.js";
 import { belongsTo, isolationViolation, resolveContextRequest, resolveRecallRequest } from "./request.js";
 import { sortedInsert, sortedRemove } from "./sorted.js";
 import { queryTerms, tokenize } from "./tokenize.js";
+
+/** The high-resolution clock of Node and browsers alike (the package is built without either's types). */
+declare const performance: { now(): number };
 
 const KIND_SLOT: Readonly<Record<ItemKind, number>> = {
   evidence: 0,
@@ -73,6 +77,8 @@ export class PoolIndex {
   private times = new Float64Array(0);
   private scores = new Float64Array(0);
   private marks = new Uint8Array(0);
+  /** Per slot, PAIR_WORDS words of bits: every pair of adjacent characters of its lowercased text sets one. */
+  private pairSignature = new Uint32Array(0);
 
   private readonly postings = new Postings();
   private readonly projectCounts = new Map<string, number>();
@@ -87,8 +93,11 @@ export class PoolIndex {
   private readonly costCounts = new Map<number, number>();
   private minCost = Number.POSITIVE_INFINITY;
   private deadCount = 0;
-  /** The longest live item ever indexed, in tokens: sizes the per-request cache of length norms. */
+  /** The longest live item ever indexed, in tokens: sizes the per-request table of length norms. */
   private maxLength = 0;
+  /** Per-request scratch: the length norm of every length, and a term's BM25 numerator per small frequency. */
+  private norms = new Float64Array(0);
+  private readonly numerators = new Float64Array(16);
 
   private readonly compareStatic = (a: number, b: number): number => {
     const confidences = this.confidences;
@@ -210,10 +219,22 @@ export class PoolIndex {
       }
     }
 
+    // Phase timings, only when the caller asks for them (a benchmark): no clock is read otherwise.
+    const phases = options.phases;
+    let mark = phases === undefined ? 0 : performance.now();
+    const lap = (): number => {
+      const at = performance.now();
+      const ms = at - mark;
+      mark = at;
+      return ms;
+    };
     const terms = queryTerms(resolved.task);
+    if (phases !== undefined) phases.tokenizeMs = lap();
     const eligibleGroups = new Uint8Array(GROUP_COUNT);
     for (const kind of requested) eligibleGroups[KIND_SLOT[kind] * 2] = 1;
     const touched = this.score(terms, documentCount, totalLength, eligibleGroups, extraContradictions);
+    if (phases !== undefined) phases.scoreMs = lap();
+    let heapMs = 0;
 
     const matched: number[][] = [[], []];
     for (const slot of touched) {
@@ -243,6 +264,7 @@ export class PoolIndex {
       };
     };
     const rankedContradictions = contradictions.map(rankKeys).sort(compareRankKeys);
+    const partitionMs = phases === undefined ? 0 : lap();
 
     const fit = new FirstFit<Selection>(resolved.budgetTokens);
     let walked = 0;
@@ -254,14 +276,40 @@ export class PoolIndex {
         return false;
       }
       walked += 1;
-      fit.offer({ item: this.records[slot]!, score: scores[slot]!, contradiction }, this.costs[slot]!);
+      const cost = this.costs[slot]!;
+      // What FirstFit.offer does with an item that does not fit, without making its selection first.
+      if (cost > fit.room) fit.deferred += 1;
+      else fit.offer({ item: this.records[slot]!, score: scores[slot]!, contradiction }, cost);
       return true;
     };
     const walk = (): void => {
       for (const { slot } of rankedContradictions) if (!visit(slot, true)) return;
       for (const shared of [0, 1]) {
+        const heapStart = phases === undefined ? 0 : performance.now();
         const heap = new SlotHeap(matched[shared]!, compareMatched);
-        while (heap.size > 0) if (!visit(heap.pop(), false)) return;
+        if (phases !== undefined) heapMs += performance.now() - heapStart;
+        let bulk = true;
+        while (heap.size > 0) {
+          const deferred = fit.deferred;
+          if (!visit(heap.pop(), false)) return;
+          if (!bulk || fit.deferred === deferred || heap.size === 0) continue;
+          // An item did not fit. The room only shrinks from here, so a matched item that does not fit now never
+          // will: each is deferred where the walk would reach it. Unless the item limit could still be reached
+          // (the limit stops the walk, and items after it are not deferred), count those at once and walk only
+          // the items that fit, in rank order, instead of popping every one of them off the heap.
+          const room = fit.room;
+          const rest = heap.toArray();
+          const fitting = rest.filter((slot) => this.costs[slot]! <= room);
+          if (fit.selected.length + fitting.length >= LIMITS.maxPacketItems) {
+            bulk = false;
+            continue;
+          }
+          fit.deferred += rest.length - fitting.length;
+          walked += rest.length - fitting.length;
+          fitting.sort(compareMatched);
+          for (const slot of fitting) if (!visit(slot, false)) return;
+          break;
+        }
         const orders = this.staticOrder[shared]!;
         for (const kind of requested) {
           for (const slot of orders[KIND_SLOT[kind]]!) {
@@ -281,7 +329,7 @@ export class PoolIndex {
     }
     for (const slot of contradictions) marks[slot] = 0;
 
-    return buildAssembly(
+    const assembled = buildAssembly(
       resolved,
       {
         selected: fit.selected,
@@ -295,6 +343,11 @@ export class PoolIndex {
       },
       options,
     );
+    if (phases !== undefined) {
+      phases.sortMs = partitionMs + heapMs;
+      phases.fillMs = lap() - heapMs;
+    }
+    return assembled;
   }
 
   /** Recalls records; the same result as `recall(this.items(), request)`. */
@@ -330,23 +383,42 @@ export class PoolIndex {
       eligibleGroups[kind * 2 + 1] = allowed[kind]!;
     }
     const touched = this.score(queryTerms(resolved.query), documentCount, totalLength, eligibleGroups, []);
-    // Phrase hits: scan in slot order (the order items sit in memory), then keep only the best `limit`.
+    // Phrase hits: scan in slot order (the order items sit in memory), then keep only the best `limit`. Only the
+    // slots whose pair signature holds every pair of the phrase's characters can contain it, so only those are
+    // searched (a phrase of one character has no pair and searches every slot).
     const marks = this.marks;
+    const pairs = this.pairSignature;
+    const { words, bits } = phraseBits(phrase);
     const hitSlots: number[] = [];
     for (let slot = 0; slot < this.capacity; slot += 1) {
       if (!(flags[slot]! & LIVE) || !inPool(slot)) continue;
+      let possible = true;
+      const base = slot * PAIR_WORDS;
+      for (let i = 0; i < words.length; i += 1) {
+        if ((pairs[base + words[i]!]! & bits[i]!) !== bits[i]) {
+          possible = false;
+          break;
+        }
+      }
       const isPhrase =
-        this.lowerSummaries[slot]!.includes(phrase) || this.lowerStateKeys[slot]?.includes(phrase) === true;
+        possible &&
+        (this.lowerSummaries[slot]!.includes(phrase) || this.lowerStateKeys[slot]?.includes(phrase) === true);
       if (isPhrase) marks[slot] = MARK_MATCHED;
       if (isPhrase || scores[slot]! > 0) hitSlots.push(slot);
     }
-    const hit = (slot: number): RecallHit => ({
-      item: this.records[slot]!,
-      phrase: marks[slot] === MARK_MATCHED,
-      score: scores[slot]!,
+    const best = smallest(hitSlots, resolved.limit, (a, b) => {
+      // compareRecallHits on slots: phrase hits first, then score descending, then id.
+      if (marks[a] !== marks[b]) return marks[a] === MARK_MATCHED ? -1 : 1;
+      if (scores[a] !== scores[b]) return scores[a]! > scores[b]! ? -1 : 1;
+      return compareIds(this.records[a]!.id, this.records[b]!.id);
     });
-    const best = smallest(hitSlots, resolved.limit, (a, b) => compareRecallHits(hit(a), hit(b)));
-    const hits = best.map(hit);
+    const hits = best.map(
+      (slot): RecallHit => ({
+        item: this.records[slot]!,
+        phrase: marks[slot] === MARK_MATCHED,
+        score: scores[slot]!,
+      }),
+    );
     for (const slot of touched) scores[slot] = 0;
     for (const slot of hitSlots) marks[slot] = 0;
     return recallResult(hits, resolved.limit);
@@ -368,8 +440,14 @@ export class PoolIndex {
     const touched: number[] = [];
     const avgLength = averageLength(totalLength, documentCount);
     const { scores, lengths, groups, marks } = this;
-    // Every slot of one length shares its norm (always > 0): computed once per request and length.
-    const norms = new Float64Array(this.maxLength + 1);
+    // Every slot of one length shares its norm: computed once per request for every length up front, so the
+    // loop below has no branch for it. The same function and arguments give the same floats as the plain scorer.
+    if (this.norms.length <= this.maxLength) this.norms = new Float64Array(this.maxLength + 1);
+    const norms = this.norms;
+    for (let length = 0; length <= this.maxLength; length += 1) norms[length] = lengthNorm(length, avgLength);
+    // Only contradictions outside the eligible groups need the mark check; without any, the group check decides.
+    const checkMarks = extra.length > 0;
+    const numerators = this.numerators;
     for (const term of terms) {
       const posting = this.postings.get(term);
       if (posting === undefined) continue;
@@ -380,18 +458,18 @@ export class PoolIndex {
       for (const slot of extra) if (this.postings.holds(slot, term)) frequency += 1;
       if (frequency === 0) continue;
       const termIdf = idf(documentCount, frequency);
+      // termWeight(idf, tf, norm) = (idf * (tf * (k1 + 1))) / (tf + norm): the numerator depends on the term
+      // frequency alone, so it is computed once per small frequency, by the same expression.
+      for (let tf = 1; tf < numerators.length; tf += 1) numerators[tf] = termNumerator(termIdf, tf);
       const { slots, tfs, size } = posting;
       for (let i = 0; i < size; i += 1) {
         const slot = slots[i]!;
-        if (eligibleGroups[groups[slot]!] !== 1 && marks[slot] !== MARK_CONTRADICTION) continue;
-        const length = lengths[slot]!;
-        let norm = norms[length]!;
-        if (norm === 0) {
-          norm = lengthNorm(length, avgLength);
-          norms[length] = norm;
-        }
+        if (eligibleGroups[groups[slot]!] !== 1 && (!checkMarks || marks[slot] !== MARK_CONTRADICTION))
+          continue;
+        const tf = tfs[i]!;
+        const numerator = tf < numerators.length ? numerators[tf]! : termNumerator(termIdf, tf);
         if (scores[slot] === 0) touched.push(slot);
-        scores[slot]! += termWeight(termIdf, tfs[i]!, norm);
+        scores[slot]! += numerator / (tf + norms[lengths[slot]!]!);
       }
     }
     return touched;
@@ -459,6 +537,10 @@ export class PoolIndex {
     const lowerSummary = item.summary.toLowerCase();
     this.lowerSummaries[slot] = lowerSummary === item.summary ? item.summary : lowerSummary;
     this.lowerStateKeys[slot] = item.stateKey?.toLowerCase();
+    const signature = this.pairSignature.subarray(slot * PAIR_WORDS, (slot + 1) * PAIR_WORDS);
+    signature.fill(0);
+    addPairs(signature, lowerSummary);
+    if (item.stateKey !== undefined) addPairs(signature, this.lowerStateKeys[slot]!);
     const group = this.groupOf(slot);
     this.postings.add(slot, tokens, group);
     this.groupCounts[group]! += 1;
@@ -488,8 +570,41 @@ export class PoolIndex {
     this.times = widen(this.times, (n) => new Float64Array(n));
     this.scores = widen(this.scores, (n) => new Float64Array(n));
     this.marks = widen(this.marks, (n) => new Uint8Array(n));
+    const signatures = new Uint32Array(capacity * PAIR_WORDS);
+    signatures.set(this.pairSignature);
+    this.pairSignature = signatures;
     this.capacity = capacity;
   }
+}
+
+/** Words of the per-slot pair signature: 1,024 bits, so 1 KB of text sets about 40% of them. */
+const PAIR_WORDS = 32;
+
+/** The bit of a pair of adjacent UTF-16 code units: a multiplicative hash to 10 bits. */
+function pairBit(first: number, second: number): number {
+  return Math.imul((first << 16) | second, 0x9e3779b1) >>> 22;
+}
+
+/** Sets the bit of every pair of adjacent code units of `text` in a slot's signature. */
+function addPairs(signature: Uint32Array, text: string): void {
+  for (let i = 1; i < text.length; i += 1) {
+    const bit = pairBit(text.charCodeAt(i - 1), text.charCodeAt(i));
+    signature[bit >>> 5]! |= 1 << (bit & 31);
+  }
+}
+
+/** The signature bits a text containing `phrase` must have, as (word, mask) pairs; none for a single character. */
+function phraseBits(phrase: string): { words: number[]; bits: number[] } {
+  const masks = new Uint32Array(PAIR_WORDS);
+  addPairs(masks, phrase);
+  const words: number[] = [];
+  const bits: number[] = [];
+  masks.forEach((mask, word) => {
+    if (mask === 0) return;
+    words.push(word);
+    bits.push(mask | 0);
+  });
+  return { words, bits };
 }
 
 function duplicate(id: string): KxmError {

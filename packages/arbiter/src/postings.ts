@@ -45,11 +45,11 @@ export class Postings {
    * buffer, so no per-item map is built.
    */
   add(slot: number, tokens: readonly string[], group: number): void {
-    const counts = this.scratchCounts;
     const seen: number[] = [];
     for (const token of tokens) {
       const id = this.intern(token);
-      if (id >= counts.length) this.scratchCounts = growInt32(counts, id + 1);
+      // Always the current buffer: growing from a stale copy would drop the counts of this item's earlier tokens.
+      if (id >= this.scratchCounts.length) this.scratchCounts = growInt32(this.scratchCounts, id + 1);
       if (this.scratchCounts[id] === 0) seen.push(id);
       this.scratchCounts[id]! += 1;
     }

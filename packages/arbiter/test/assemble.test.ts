@@ -341,3 +341,83 @@ describe("request validation", () => {
     expect(() => assemble([], { budgetTokens: 200_000 })).not.toThrow();
   });
 });
+
+describe("a large vocabulary", () => {
+  test("term counts survive the index's buffers growing in the middle of an item", () => {
+    // The first item fills the dictionary to just below the index's initial buffer of 1,024 terms; the second brings
+    // 40 new terms, so the buffer grows while it is being counted, and repeats some of them after the growth. A
+    // count lost in the growth shows as a wrong score or matched count.
+    const word = (n: number) => `w${n.toString(36)}x`;
+    const first = Array.from({ length: 1_020 }, (_, n) => word(n)).join(" ");
+    const fresh = Array.from({ length: 40 }, (_, n) => word(2_000 + n));
+    const second = [word(3), ...fresh, fresh[10], fresh[30], fresh[10], word(3)].join(" ");
+    const pool = [item({ id: "a", summary: first }), item({ id: "b", summary: second })];
+    const packet = assemble(pool, { task: `${fresh[10]} ${fresh[30]} ${fresh[39]}` });
+    expect(packet.audit.relevance.matchedCandidates).toBe(1);
+    expect(packet.audit.selectedIds).toEqual(["b", "a"]);
+  });
+});
+
+describe("phase timings", () => {
+  test("an index fills the phases it is given, and the packet's bytes do not change", () => {
+    const pool = [
+      item({ id: "a", summary: "release branch protection" }),
+      currentState("s", "release.branch", "main"),
+      item({ id: "b", summary: "unrelated" }),
+    ];
+    const index = new PoolIndex(pool);
+    const request: ContextRequest = { project: "demo", role: "implementer", task: "release branch" };
+    const phases = { tokenizeMs: -1, scoreMs: -1, sortMs: -1, fillMs: -1 };
+    const timed = index.assemble(request, { phases, contradictionIds: ["s"] });
+    expect(bytes(timed)).toBe(bytes(index.assemble(request, { contradictionIds: ["s"] })));
+    expect(bytes(timed)).toBe(bytes(assemblePacket(pool, request, { contradictionIds: ["s"] })));
+    for (const ms of Object.values(phases)) {
+      expect(ms).toBeGreaterThanOrEqual(0);
+      expect(ms).toBeLessThan(1_000);
+    }
+  });
+});
+
+describe("the index's walk after an item does not fit", () => {
+  // Every item holds one token, "alpha", padded with dashes (separators, not tokens) to the cost wanted, so all
+  // score alike and rank by id. An item costs its summary plus its id plus "knowledge" (9).
+  const padded = (id: string, cost: number, sourceRef?: string) =>
+    item({
+      id,
+      summary: `alpha${"-".repeat(cost - 5 - id.length - 9 - (sourceRef?.length ?? 0))}`,
+      provenance: { sourceType: "git", ...(sourceRef === undefined ? {} : { sourceRef }) },
+    });
+  const ids = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(3, "0")}`);
+
+  test("walks only what can still fit, and defers the rest where a full walk would", () => {
+    // Budget 4,400 characters: a000 (3,000) fits, a001 (2,000) does not, and from there the b items (2,000) never
+    // can, while some of the c items (100) still do.
+    const pool = [
+      padded("a000", 3_000),
+      padded("a001", 2_000),
+      ...ids("b", 20).map((id) => padded(id, 2_000)),
+      ...ids("c", 20).map((id) => padded(id, 100)),
+    ];
+    const packet = assemble(pool, { task: "alpha", budgetTokens: 1_100 });
+    expect(packet.audit.selectedIds).toEqual(["a000", ...ids("c", 14)]);
+    expect(packet.packet.unresolvedGaps).toEqual(["budget of 1100 tokens reached; 27 candidates deferred"]);
+  });
+
+  test("the item limit still ends the walk without deferring what comes after it", () => {
+    // Budget 4,608 characters. The first item costs 4,611 and is deferred; 256 items of 18 characters then fill the
+    // budget and reach the item limit; the last item comes after the limit and is not deferred.
+    const sourceRef = `r/${"x".repeat(498)}`;
+    const pool = [
+      padded(`a${"x".repeat(99)}`, 4_611, sourceRef),
+      ...ids("s", 300).map((id) => padded(id, 18)),
+      padded(`z${"x".repeat(99)}`, 4_611, sourceRef),
+    ];
+    const packet = assemble(pool, { task: "alpha", budgetTokens: 1_152 });
+    expect(packet.audit.selectedIds).toEqual(ids("s", 256));
+    expect(packet.packet.unresolvedGaps).toEqual([
+      "budget of 1152 tokens reached; 1 candidates deferred",
+      "context item limit reached; refine the task or kinds",
+    ]);
+  });
+});

@@ -105,3 +105,45 @@ describe("recall", () => {
     expect(() => recall([], request)).toThrow(expect.objectContaining({ code }));
   });
 });
+
+describe("the index's phrase pre-filter", () => {
+  test("finds every substring the plain scan finds, in summaries, state keys and after edits", () => {
+    const texts = [
+      "The flaky Playwright gate timed out on CI — retries: 2",
+      "Über-cache warm-up für die Größe; naïve café",
+      "src/cache/index.ts leaks a handle in releaseBranch()",
+      "Ｆｕｌｌｗｉｄｔｈ text and 𝒮𝓊𝓇𝓇ℴ𝑔𝒶𝓉ℯ pairs",
+    ];
+    const pool = texts.map((summary, i) => item({ id: `i${i}`, summary }));
+    pool.push(currentState("s", "Release.Branch", "main"));
+    const index = new PoolIndex(pool);
+    // Queries cut from the texts of `sources`, recalled over `items` by the index and by the plain scan.
+    const check = (items: ContextItem[], sources: ContextItem[] = items) => {
+      for (const { summary, stateKey } of sources) {
+        for (const text of [summary, stateKey ?? ""]) {
+          for (let start = 0; start < text.length; start += 3) {
+            for (const length of [1, 2, 3, 7]) {
+              const query = text.slice(start, start + length).toUpperCase();
+              if (query.trim() === "") continue;
+              const request = { project: "demo", query };
+              expect(bytes(index.recall(request)), query).toBe(bytes(recall(items, request)));
+            }
+          }
+        }
+      }
+    };
+    check(pool);
+    // A replaced item's slot is reused: its old text must no longer match, its new text must.
+    const edited = [...pool];
+    edited[0] = item({ id: "i0", summary: "Completely different words now" });
+    index.replace(edited[0]);
+    index.remove("i1");
+    edited.splice(1, 1);
+    index.add(item({ id: "i9", summary: "Retries: the gate timed out again" }));
+    edited.push(item({ id: "i9", summary: "Retries: the gate timed out again" }));
+    check(edited, [...edited, pool[0]!, pool[1]!]);
+    expect(bytes(index.recall({ project: "demo", query: "playwright gate" }))).toBe(
+      bytes(recall(edited, { project: "demo", query: "playwright gate" })),
+    );
+  });
+});

@@ -12,10 +12,9 @@ async function freshPool(hub: HubServices, projectId: string): Promise<ProjectPo
   return pool;
 }
 
-/** Open contradictions: competing state items of the store, and the journal's contradiction entries. */
-async function contradictionIds(hub: HubServices, pool: ProjectPool): Promise<string[]> {
-  const state = await hub.store.openContradictions(pool.project.id);
-  return [...state.flatMap((contradiction) => contradiction.itemIds), ...pool.contradictionJournalIds()];
+/** Open contradictions: competing state items of the store (read once per item write), and the journal's. */
+function contradictionIds(hub: HubServices, pool: ProjectPool): Promise<string[]> {
+  return pool.openContradictionIds(() => hub.store.openContradictions(pool.project.id));
 }
 
 /** The role as the log may name it: a named role, or `custom` (a custom role name is caller text). */

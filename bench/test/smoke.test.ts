@@ -1,0 +1,85 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, test } from "vitest";
+
+// The benchmark's smoke run, as CI runs it: a real child process over the built packages (`npm test` builds
+// first), one 1,000-item pool, two peers in processes of their own, and Cranfield when the collection is beside
+// the repository. It asserts that the run completes and reports sane figures, never how fast anything is.
+const bench = join(dirname(fileURLToPath(import.meta.url)), "..");
+const out = mkdtempSync(join(tmpdir(), "kxm-bench-"));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+interface Stats {
+  n: number;
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+describe("pnpm bench --smoke", () => {
+  test("runs KXM and its peers to completion and writes a report and sane JSON", () => {
+    const run = spawnSync(
+      process.execPath,
+      ["--expose-gc", "src/main.mjs", "--smoke", "--peers", "fts5,wink-bm25-kxm", "--out", out],
+      { cwd: bench, encoding: "utf8", timeout: 290_000 },
+    );
+    expect(run.stderr).not.toMatch(/correctness failure|Error:/);
+    expect(run.status).toBe(0);
+    const report = readFileSync(join(out, "latest.md"), "utf8");
+    expect(report).toMatch(/^# KXM benchmark \(smoke\)/);
+    expect(report).toContain("| SQLite FTS5 |");
+    const json = JSON.parse(readFileSync(join(out, "latest.json"), "utf8"));
+    expect(json.identical).toBe(true);
+    expect(json.sizes).toHaveLength(1);
+    const [{ size, kxm, peers }] = json.sizes;
+    expect(size).toBe(1_000);
+    expect(kxm.identity.mismatches).toBe(0);
+    expect(kxm.identity.checks).toBeGreaterThan(0);
+    const sane = (stats: Stats) => {
+      expect(stats.n).toBeGreaterThan(0);
+      expect(stats.p50).toBeGreaterThan(0);
+      expect(stats.p50).toBeLessThanOrEqual(stats.p95);
+      expect(stats.p95).toBeLessThanOrEqual(stats.p99);
+    };
+    for (const stats of [kxm.assemble, kxm.assembleShort, kxm.recall, kxm.substringScan]) sane(stats);
+    expect(kxm.buildMs).toBeGreaterThan(0);
+    expect(peers.map((peer: { system: string }) => peer.system)).toEqual(["fts5", "wink-bm25-kxm"]);
+    for (const peer of peers) {
+      for (const stats of [peer.long, peer.short, peer.recall]) sane(stats);
+      expect(peer.long.medianHits).toBe(100);
+      expect(peer.buildMs).toBeGreaterThan(0);
+    }
+    // The hub served every request it was sent, on loopback, under autocannon.
+    for (const route of [json.hub.contextLong, json.hub.contextShort, json.hub.recall, json.hub.hello]) {
+      expect(route.total).toBeGreaterThan(0);
+      expect(route.non2xx + route.errors + route.timeouts).toBe(0);
+    }
+    for (const stats of Object.values(json.hub.bare) as Stats[]) expect(stats.p50).toBeGreaterThan(0);
+    if (!("skipped" in json.startup)) {
+      expect(json.startup.node.p50).toBeGreaterThan(0);
+      expect(json.startup.kxm.p50).toBeGreaterThan(0);
+    }
+    if (json.cranfield !== null) {
+      const systems = json.cranfield.rows.map((row: { system: string }) => row.system);
+      expect(systems).toEqual(["kxm", "kxm-recall", "fts5", "wink-bm25-kxm"]);
+      for (const row of json.cranfield.rows) {
+        for (const value of [...Object.values(row.ndcg10), ...Object.values(row.recall100)]) {
+          expect(value).toBeGreaterThan(0.1);
+          expect(value).toBeLessThanOrEqual(1);
+        }
+      }
+      // wink-bm25 fed KXM's tokenizer and BM25 parameters ranks Cranfield exactly as KXM's packets do.
+      expect(json.cranfield.winkEqual).toMatchObject({ compared: true, holds: true });
+    }
+  }, 300_000);
+
+  test("refuses an unknown argument with exit code 2 and one line", () => {
+    const run = spawnSync(process.execPath, ["src/main.mjs", "--fast"], { cwd: bench, encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain("unknown argument --fast");
+  });
+});
