@@ -49,6 +49,11 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): { env: CliEnv 
   return { problem: `environment variable ${name} ${RULES[name] ?? "is invalid"}` };
 }
 
+/** Whether KXM_HUB_URL is set (rather than the default applying): `kxm run start` reports to a hub only then. */
+export function hubUrlSet(source: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(source.KXM_HUB_URL);
+}
+
 /** Whether stack traces of unexpected failures are wanted; false when the environment itself is invalid. */
 export function debugEnabled(): boolean {
   const read = readEnv();

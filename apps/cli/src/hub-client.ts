@@ -1,7 +1,7 @@
 import { createHubClient, type HubClient, isKxmError, KxmError, ROUTES, type RouteName } from "@kxm/contract";
 import { Flags } from "@oclif/core";
 import { UsageError } from "./base.js";
-import { DEFAULT_HUB_URL, isHubUrl, readEnv } from "./env.js";
+import { type CliEnv, DEFAULT_HUB_URL, isHubUrl, readEnv } from "./env.js";
 
 // How `kxm context` and `kxm hub` commands reach the hub: only through @kxm/contract's `createHubClient`, as the
 // control plane (the admin token in KXM_AUTH_TOKEN), at --hub or KXM_HUB_URL. Failures come back as `KxmError`s
@@ -20,15 +20,23 @@ export interface HubConnection {
   readonly url: string;
 }
 
-/** The hub at `--hub` (else KXM_HUB_URL), called with KXM_AUTH_TOKEN. An invalid URL or variable is a usage error. */
-export function connectHub(hub: string | undefined): HubConnection {
+/**
+ * The validated environment and the hub's URL: `--hub`, else KXM_HUB_URL, else the default. An invalid variable or
+ * `--hub` is a usage error.
+ */
+export function hubSettings(hub: string | undefined): { env: CliEnv; url: string } {
   const read = readEnv();
   if ("problem" in read) throw new UsageError(read.problem);
   if (hub !== undefined && !isHubUrl(hub)) {
     throw new UsageError(`--hub: ${hub} is not an http:// or https:// URL, such as ${DEFAULT_HUB_URL}`);
   }
-  const url = hub ?? read.env.KXM_HUB_URL;
-  const token = read.env.KXM_AUTH_TOKEN;
+  return { env: read.env, url: hub ?? read.env.KXM_HUB_URL };
+}
+
+/** The hub at `--hub` (else KXM_HUB_URL), called with KXM_AUTH_TOKEN. An invalid URL or variable is a usage error. */
+export function connectHub(hub: string | undefined): HubConnection {
+  const { env, url } = hubSettings(hub);
+  const token = env.KXM_AUTH_TOKEN;
   const raw = createHubClient({
     baseUrl: url,
     ...(token === undefined ? {} : { token }),

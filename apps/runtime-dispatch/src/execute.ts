@@ -176,17 +176,9 @@ export async function executeRun(options: ExecuteRunOptions): Promise<ExecutedRu
         final = { status: "cancelled", failingStep: step.id, reason: "the run was cancelled" };
         break;
       }
-      const result = await runStep(
-        options,
-        run,
-        step,
-        adapters.get(step.agent)!,
-        predecessors,
-        log,
-        progress,
-        now,
-      );
-      if (reporter) {
+      // Told to the hub before the step's result is written, so the result records how that went.
+      const reportStep = async (result: StepResult): Promise<string> => {
+        if (!reporter) return hubField(undefined);
         const sent = await report("appendJournal", () =>
           reporter.stepFinished(run, {
             stepId: step.id,
@@ -198,12 +190,14 @@ export async function executeRun(options: ExecuteRunOptions): Promise<ExecutedRu
             evidenceRefs: result.evidence.map((line) => line.ref),
           }),
         );
-        result.hub = hubField(sent);
-        await writeFileWhole(
-          stepFile(root, run.runId, step.id, result.attempt, "result.json"),
-          jsonText(result),
-        );
-      }
+        return hubField(sent);
+      };
+      const result = await runStep(options, run, step, adapters.get(step.agent)!, predecessors, {
+        log,
+        progress,
+        now,
+        reportStep,
+      });
       results.push(result);
       progress({ kind: "step_finished", run, result });
       if (result.status !== "completed" || result.reason !== null) {
@@ -254,10 +248,14 @@ async function runStep(
   step: WorkflowStep,
   adapter: ResolvedAdapter,
   predecessors: PredecessorOutput[],
-  log: RunLog,
-  progress: (progress: RunProgress) => void,
-  now: () => Date,
+  hooks: {
+    log: RunLog;
+    progress: (progress: RunProgress) => void;
+    now: () => Date;
+    reportStep: (result: StepResult) => Promise<string>;
+  },
 ): Promise<StepResult> {
+  const { log, progress, now } = hooks;
   const { root } = options;
   const attempt = 1;
   const prepared = await prepareStep({
@@ -351,6 +349,7 @@ async function runStep(
     durationMs: exit.durationMs,
     pid: null,
   };
+  result.hub = await hooks.reportStep(result);
   await writeFileWhole(resultPath, jsonText(result));
   log.event("agent_step_finished", {
     runId: run.runId,

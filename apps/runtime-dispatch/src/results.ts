@@ -1,9 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { KxmError } from "@kxm/contract";
 import { z } from "zod";
-import { type DispatchManifest, MANIFEST_SCHEMA, manifestPath } from "./manifest.js";
+import { type DispatchManifest, MANIFEST_SCHEMA } from "./manifest.js";
 import { loadRun, type Run, runDir } from "./runs.js";
+import { readJsonFile } from "./yaml-file.js";
 
 // What a run left on disk besides run.json: one result per step attempt and the run's outcome, each written
 // whole, and what `kxm run status` and `kxm run manifest` read back.
@@ -81,26 +82,6 @@ export function outcomePath(root: string, runId: string): string {
   return join(runDir(root, runId), "outcome.json");
 }
 
-async function readJson<T>(path: string, rel: string, schema: z.ZodType<T>): Promise<T | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw new KxmError("invalid_request", `${rel}: cannot be read (${String(code ?? "error")})`);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new KxmError("invalid_request", `${rel}: is not valid JSON`);
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new KxmError("invalid_request", `${rel}: is not a KXM run file`);
-  return parsed.data;
-}
-
 /** The latest attempt's result of each step that has one, keyed by step id. */
 async function latestResults(root: string, run: Run): Promise<Map<string, StepResult>> {
   const names = await readdir(runDir(root, run.runId)).catch(() => [] as string[]);
@@ -128,11 +109,7 @@ export function loadStepResult(
   stepId: string,
   attempt: number,
 ): Promise<StepResult | undefined> {
-  return readJson(
-    stepFile(root, runId, stepId, attempt, "result.json"),
-    stepFileRel(runId, stepId, attempt, "result.json"),
-    StepResultSchema,
-  );
+  return readJsonFile(root, stepFileRel(runId, stepId, attempt, "result.json"), StepResultSchema);
 }
 
 /** A run's status: finished (its outcome), running, interrupted (its process is gone) or pending. */
@@ -177,11 +154,7 @@ function alive(pid: number | null): boolean {
 export async function readRunStatus(root: string, runId: string): Promise<RunStatus> {
   const run = await loadRun(root, runId);
   const results = await latestResults(root, run);
-  const outcome = await readJson(
-    outcomePath(root, run.runId),
-    `.kxm/runs/${run.runId}/outcome.json`,
-    RunOutcomeSchema,
-  );
+  const outcome = await readJsonFile(root, `.kxm/runs/${run.runId}/outcome.json`, RunOutcomeSchema);
   let interrupted = false;
   const steps = run.workflow.steps.map((step) => {
     const result = results.get(step.id);
@@ -263,7 +236,7 @@ export async function readManifests(
     }
     if (latest === 0) continue;
     const rel = stepFileRel(run.runId, step.id, latest, "manifest.json");
-    const manifest = await readJson(manifestPath(root, run.runId, step.id, latest), rel, ManifestFileSchema);
+    const manifest = await readJsonFile(root, rel, ManifestFileSchema);
     if (manifest !== undefined) out.push(manifest as unknown as DispatchManifest);
   }
   if (stepId !== undefined && out.length === 0) {

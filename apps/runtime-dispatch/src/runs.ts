@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { KxmError, ProjectIdSchema, parseOrThrow } from "@kxm/contract";
 import { computeMemoryRevision, writeFileWhole } from "@kxm/memory-git";
 import { z } from "zod";
 import { type Workflow, WorkflowStepSchema } from "./workflow.js";
+import { readJsonFile } from "./yaml-file.js";
 
 export const RUN_SCHEMA = "kxm.run.v1";
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -109,25 +110,8 @@ export async function buildRun(root: string, options: CreateRunOptions): Promise
 
 /** Loads `.kxm/runs/<run-id>/run.json`: `not_found` when missing, `invalid_request` when malformed. */
 export async function loadRun(root: string, runId: string): Promise<Run> {
-  const file = join(runDir(root, checkRunId(runId)), "run.json");
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ENOENT" || code === "ENOTDIR") {
-      throw new KxmError("not_found", `no run ${runId}: .kxm/runs/${runId}/run.json does not exist`);
-    }
-    throw new KxmError(
-      "invalid_request",
-      `.kxm/runs/${runId}/run.json: cannot be read (${String(code ?? "error")})`,
-    );
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new KxmError("invalid_request", `.kxm/runs/${runId}/run.json: is not valid JSON`);
-  }
-  return parseOrThrow(RunSchema, raw, "invalid_request", `.kxm/runs/${runId}/run.json`);
+  const rel = `.kxm/runs/${checkRunId(runId)}/run.json`;
+  const run = await readJsonFile(root, rel, RunSchema);
+  if (run === undefined) throw new KxmError("not_found", `no run ${runId}: ${rel} does not exist`);
+  return run;
 }

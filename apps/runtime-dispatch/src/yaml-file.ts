@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { KxmError } from "@kxm/contract";
+import { KxmError, parseOrThrow } from "@kxm/contract";
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import type { ZodIssue, ZodType } from "zod";
 
@@ -111,4 +111,20 @@ export async function readProjectFile(root: string, rel: string): Promise<string
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw new KxmError("invalid_request", `${rel}: cannot be read (${String(code ?? "error")})`);
   }
+}
+
+/**
+ * Reads `rel` under `root` as JSON validated by `schema`: `undefined` when it does not exist, `invalid_request`
+ * naming the file when it cannot be read, is not JSON, or does not match.
+ */
+export async function readJsonFile<T>(root: string, rel: string, schema: ZodType<T>): Promise<T | undefined> {
+  const text = await readProjectFile(root, rel);
+  if (text === undefined) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new KxmError("invalid_request", `${rel}: is not valid JSON`);
+  }
+  return parseOrThrow(schema, raw, "invalid_request", rel);
 }

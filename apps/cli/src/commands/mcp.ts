@@ -2,8 +2,7 @@ import { createHubClient } from "@kxm/contract";
 import { createKxmMcpServer, resolveAgent } from "@kxm/mcp";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { KxmCommand, UsageError } from "../base.js";
-import { DEFAULT_HUB_URL, isHubUrl, readEnv } from "../env.js";
-import { hubFlag } from "../hub-client.js";
+import { hubFlag, hubSettings } from "../hub-client.js";
 
 export default class Mcp extends KxmCommand {
   static override summary = "Serve KXM's agent tools over MCP on stdio, for a local agent harness.";
@@ -21,20 +20,13 @@ export default class Mcp extends KxmCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Mcp);
-    const read = readEnv();
-    if ("problem" in read) throw new UsageError(read.problem);
-    if (flags.hub !== undefined && !isHubUrl(flags.hub)) {
-      throw new UsageError(
-        `--hub: ${flags.hub} is not an http:// or https:// URL, such as ${DEFAULT_HUB_URL}`,
-      );
-    }
-    const token = read.env.KXM_AGENT_KEY;
+    const { env, url: baseUrl } = hubSettings(flags.hub);
+    const token = env.KXM_AGENT_KEY;
     if (token === undefined) {
       throw new UsageError(
         "environment variable KXM_AGENT_KEY is unset: export the agent's key for its project",
       );
     }
-    const baseUrl = flags.hub ?? read.env.KXM_HUB_URL;
     const agent = await resolveAgent({ baseUrl, token });
     const client = createHubClient({ baseUrl, token });
     const server = createKxmMcpServer({ client, project: agent.project, version: this.config.version });

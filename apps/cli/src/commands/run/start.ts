@@ -1,8 +1,8 @@
 import type { RunProgress, RunStatus } from "@kxm/runtime-dispatch";
 import { Args, Flags } from "@oclif/core";
-import { EXIT, KxmCommand, UsageError } from "../../base.js";
-import { isHubUrl, readEnv } from "../../env.js";
-import { hubFlag } from "../../hub-client.js";
+import { EXIT, KxmCommand } from "../../base.js";
+import { hubUrlSet } from "../../env.js";
+import { hubFlag, hubSettings } from "../../hub-client.js";
 import { describeProgress, statusLines } from "../../run-output.js";
 
 export default class RunStart extends KxmCommand {
@@ -40,18 +40,13 @@ export default class RunStart extends KxmCommand {
 
   async run(): Promise<RunStatus> {
     const { args, flags } = await this.parse(RunStart);
-    const read = readEnv();
-    if ("problem" in read) throw new UsageError(read.problem);
-    if (flags.hub !== undefined && !isHubUrl(flags.hub)) {
-      throw new UsageError(
-        `--hub: ${flags.hub} is not an http:// or https:// URL, such as http://127.0.0.1:7420`,
-      );
-    }
+    const { env, url } = hubSettings(flags.hub);
     const root = await this.projectRoot(flags.cwd);
     const dispatch = await import("@kxm/runtime-dispatch");
     const workflow = await dispatch.loadWorkflow(root, args.workflow);
-    const hubUrl = flags.hub ?? (process.env.KXM_HUB_URL ? read.env.KXM_HUB_URL : undefined);
-    const token = read.env.KXM_AGENT_KEY ?? read.env.KXM_AUTH_TOKEN;
+    // Reports go to a hub only when one is named; the default URL is not a configuration.
+    const hubUrl = flags.hub !== undefined || hubUrlSet() ? url : undefined;
+    const token = env.KXM_AGENT_KEY ?? env.KXM_AUTH_TOKEN;
     const reporter =
       hubUrl === undefined
         ? undefined
