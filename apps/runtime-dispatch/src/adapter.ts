@@ -34,7 +34,7 @@ export interface AgentExit {
   durationMs: number;
   /** The last {@link OUTPUT_TAIL_BYTES} bytes of standard output, as UTF-8. */
   outputTail: string;
-  /** Why the agent could not start (`command not found: claude`). */
+  /** Why the agent could not start (`command not found: claude`), or why its output could not be saved. */
   reason?: string;
 }
 
@@ -83,6 +83,13 @@ export async function runAgent(invocation: AgentInvocation): Promise<AgentExit> 
   const out = createWriteStream(invocation.outputFile);
   const err = createWriteStream(invocation.errorFile);
   const tail = new Tail();
+  // A file that cannot be written fails the step instead of the process.
+  let saveError: string | undefined;
+  const onSaveError = (error: NodeJS.ErrnoException) => {
+    saveError ??= `cannot save the agent's output (${error.code ?? error.message})`;
+  };
+  out.on("error", onSaveError);
+  err.on("error", onSaveError);
   if (invocation.signal?.aborted) {
     await Promise.all([close(out), close(err)]);
     return { status: "cancelled", exitCode: null, signal: null, durationMs: 0, outputTail: "" };
@@ -97,7 +104,8 @@ export async function runAgent(invocation: AgentInvocation): Promise<AgentExit> 
   let stopping: "timed_out" | "cancelled" | undefined;
   let killTimer: NodeJS.Timeout | undefined;
   const stop = (why: "timed_out" | "cancelled") => {
-    if (stopping !== undefined || child.pid === undefined || child.exitCode !== null) return;
+    // Not skipped when the agent itself has exited: what it started may still hold its output open.
+    if (stopping !== undefined || child.pid === undefined) return;
     stopping = why;
     const kill = (signal: NodeJS.Signals) => {
       try {
@@ -147,8 +155,19 @@ export async function runAgent(invocation: AgentInvocation): Promise<AgentExit> 
     });
   });
   clearTimeout(timer);
-  if (killTimer !== undefined) clearTimeout(killTimer);
+  if (killTimer !== undefined) {
+    // A stopped agent is gone; anything it started that ignored SIGTERM is not spared the SIGKILL.
+    clearTimeout(killTimer);
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // The group is already gone.
+    }
+  }
   invocation.signal?.removeEventListener("abort", onAbort);
   await Promise.all([close(out), close(err)]);
+  if (saveError !== undefined && result.status === "exited") {
+    return { ...result, reason: saveError };
+  }
   return result;
 }

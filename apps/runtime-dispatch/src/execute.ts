@@ -1,5 +1,6 @@
 import { open } from "node:fs/promises";
 import { join } from "node:path";
+import { isKxmError } from "@kxm/contract";
 import { writeFileWhole } from "@kxm/memory-git";
 import { redactSecrets } from "@kxm/provenance";
 import { OUTPUT_TAIL_BYTES, runAgent } from "./adapter.js";
@@ -8,7 +9,7 @@ import { prepareStep } from "./dispatch.js";
 import { openRunLog, type RunLog } from "./events.js";
 import type { ReportResult, RunReporter } from "./hub-report.js";
 import type { PredecessorOutput } from "./prompt.js";
-import { outputSnippet, readAgentReport } from "./report.js";
+import { type AgentReport, outputSnippet, readAgentReport } from "./report.js";
 import {
   loadStepResult,
   outcomePath,
@@ -96,8 +97,11 @@ function verdict(
   step: WorkflowStep,
   exit: Awaited<ReturnType<typeof runAgent>>,
   adapter: ResolvedAdapter,
+  reported: AgentReport,
 ): { status: StepResult["status"]; outcome: string | null; reason: string | null } {
-  if (exit.status === "not_started") return { status: "failed", outcome: null, reason: exit.reason ?? null };
+  if (exit.status === "not_started" || (exit.status === "exited" && exit.reason !== undefined)) {
+    return { status: "failed", outcome: null, reason: exit.reason ?? null };
+  }
   if (exit.status === "timed_out") {
     return { status: "timed_out", outcome: null, reason: `timed out after ${adapter.timeoutMs / 1000} s` };
   }
@@ -107,7 +111,7 @@ function verdict(
     const how = exit.exitCode === null ? `signal ${exit.signal}` : `exit code ${exit.exitCode}`;
     return { status: "failed", outcome: null, reason: `the agent ended with ${how}` };
   }
-  const named = readAgentReport(exit.outputTail).outcome;
+  const named = reported.outcome;
   const outcome = named ?? step.allowedOutcomes[0]!;
   if (!step.allowedOutcomes.includes(outcome)) {
     return {
@@ -171,43 +175,53 @@ export async function executeRun(options: ExecuteRunOptions): Promise<ExecutedRu
       failingStep: null,
       reason: null,
     };
-    for (const step of run.workflow.steps) {
-      if (options.signal?.aborted) {
-        final = { status: "cancelled", failingStep: step.id, reason: "the run was cancelled" };
-        break;
-      }
-      // Told to the hub before the step's result is written, so the result records how that went.
-      const reportStep = async (result: StepResult): Promise<string> => {
-        if (!reporter) return hubField(undefined);
-        const sent = await report("appendJournal", () =>
-          reporter.stepFinished(run, {
-            stepId: step.id,
-            agent: step.agent,
-            status: result.status,
-            outcome: result.outcome,
-            reason: result.reason,
-            durationMs: result.durationMs,
-            evidenceRefs: result.evidence.map((line) => line.ref),
-          }),
-        );
-        return hubField(sent);
-      };
-      const result = await runStep(options, run, step, adapters.get(step.agent)!, predecessors, {
-        log,
-        progress,
-        now,
-        reportStep,
-      });
-      results.push(result);
-      progress({ kind: "step_finished", run, result });
-      if (result.status !== "completed" || result.reason !== null) {
-        final = {
-          status: result.status === "cancelled" ? "cancelled" : "failed",
-          failingStep: step.id,
-          reason: `step ${step.id}: ${result.reason ?? result.status}`,
+    let current: string | null = null;
+    let failure: unknown;
+    try {
+      for (const step of run.workflow.steps) {
+        current = step.id;
+        if (options.signal?.aborted) {
+          final = { status: "cancelled", failingStep: step.id, reason: "the run was cancelled" };
+          break;
+        }
+        // Told to the hub before the step's result is written, so the result records how that went.
+        const reportStep = async (result: StepResult): Promise<string> => {
+          if (!reporter) return hubField(undefined);
+          const sent = await report("appendJournal", () =>
+            reporter.stepFinished(run, {
+              stepId: step.id,
+              agent: step.agent,
+              status: result.status,
+              outcome: result.outcome,
+              reason: result.reason,
+              durationMs: result.durationMs,
+              evidenceRefs: result.evidence.map((line) => line.ref),
+            }),
+          );
+          return hubField(sent);
         };
-        break;
+        const result = await runStep(options, run, step, adapters.get(step.agent)!, predecessors, {
+          log,
+          progress,
+          now,
+          reportStep,
+        });
+        results.push(result);
+        progress({ kind: "step_finished", run, result });
+        if (result.status !== "completed" || result.reason !== null) {
+          final = {
+            status: result.status === "cancelled" ? "cancelled" : "failed",
+            failingStep: step.id,
+            reason: `step ${step.id}: ${result.reason ?? result.status}`,
+          };
+          break;
+        }
       }
+    } catch (error) {
+      // The run cannot go on (its files cannot be written, say): it still ends, as failed, and then says why.
+      failure = error;
+      const why = isKxmError(error) ? error.message : "unexpected error";
+      final = { status: "failed", failingStep: current, reason: `the run stopped: ${why}` };
     }
 
     let hub: ReportResult | undefined;
@@ -228,7 +242,11 @@ export async function executeRun(options: ExecuteRunOptions): Promise<ExecutedRu
       finishedAt: now().toISOString(),
       hub: hubField(hub),
     };
-    await writeFileWhole(outcomePath(root, run.runId), jsonText(outcome));
+    try {
+      await writeFileWhole(outcomePath(root, run.runId), jsonText(outcome));
+    } catch (error) {
+      throw failure ?? error;
+    }
     log.event("run_finished", {
       runId: run.runId,
       status: outcome.status,
@@ -236,6 +254,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<ExecutedRu
       hub: outcome.hub,
     });
     progress({ kind: "run_finished", run, outcome });
+    if (failure !== undefined) throw failure;
     return { run, outcome, steps: results };
   } finally {
     log.close();
@@ -332,8 +351,9 @@ async function runStep(
     errorFile: stepFile(root, run.runId, step.id, attempt, "errors.txt"),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
-  const judged = verdict(step, exit, adapter);
-  const reported = exit.status === "exited" ? readAgentReport(exit.outputTail) : { evidence: [] };
+  const reported: AgentReport =
+    exit.status === "exited" ? readAgentReport(exit.outputTail) : { evidence: [] };
+  const judged = verdict(step, exit, adapter, reported);
   const evidence = reported.evidence.map(({ key, ref }) => ({ key, ref: redactSecrets(ref) }));
   const given = new Set(evidence.map((line) => line.key));
   const result: StepResult = {

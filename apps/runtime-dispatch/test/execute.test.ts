@@ -208,6 +208,34 @@ describe("executeRun", () => {
     expect(executed.outcome).toMatchObject({ status: "failed", failingStep: "plan" });
   }, 30_000);
 
+  it("stops what an agent left running that holds its output open", async () => {
+    const { root, out } = await project({});
+    // The shell exits at once; the sleep it started keeps standard output open until the time limit stops both.
+    await put(
+      root,
+      ".kxm/agents.yaml",
+      `default:\n  command: [sh, -c, "sleep 60 & echo started"]\n  timeoutSeconds: 1\n`,
+    );
+    commitAll(root, "agent with a background child");
+    const started = Date.now();
+    const executed = await executeRun(options(root, out));
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(executed.steps[0]).toMatchObject({ status: "timed_out", reason: "timed out after 1 s" });
+  }, 30_000);
+
+  it("ends as failed, saying why, when the run cannot go on", async () => {
+    const { root, out } = await project({});
+    // The first agent makes the second step's prompt file a folder, so that step cannot be prepared.
+    const blocker = "mkdir -p .kxm/runs/run_test/implement.1.prompt.md";
+    await put(root, ".kxm/agents.yaml", `default:\n  command: [sh, -c, "${blocker}"]\n`);
+    commitAll(root, "blocking agent");
+    await expect(executeRun(options(root, out))).rejects.toThrow();
+    const outcome = JSON.parse(await read(root, ".kxm/runs/run_test/outcome.json"));
+    expect(outcome).toMatchObject({ status: "failed", failingStep: "implement" });
+    expect(outcome.reason).toMatch(/^the run stopped: /);
+    expect((await readRunStatus(root, "run_test")).status).toBe("failed");
+  });
+
   it("ends as cancelled when aborted", async () => {
     const { root, out } = await project({ planner: ["--sleep", "60000"], implementer: [] });
     const controller = new AbortController();
