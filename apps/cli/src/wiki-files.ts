@@ -1,5 +1,6 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { compareCodeUnits } from "@kxm/provenance";
 
 /** What replacing the wiki folder did, by file name. */
 export interface WikiWrite {
@@ -9,10 +10,6 @@ export interface WikiWrite {
   removed: string[];
   /** Other entries of the folder, carried over untouched. */
   kept: string[];
-}
-
-function byName(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
@@ -75,7 +72,7 @@ export async function replaceWiki(
     await rm(stage, { recursive: true, force: true });
     throw error;
   }
-  for (const list of Object.values(result)) list.sort(byName);
+  for (const list of Object.values(result)) list.sort(compareCodeUnits);
   return result;
 }
 

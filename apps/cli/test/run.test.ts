@@ -240,6 +240,21 @@ describe("kxm run prompt", () => {
       "run prompt",
       "step: run preview has no step review",
     );
+    expectUsageError(
+      await kxm(["run", "prompt", "release", "--step", "plan", "--run", "run-p"], { cwd: root }),
+      "run prompt",
+      "run run-p is a run of fix-bug, not release",
+    );
+    expectUsageError(
+      await kxm(["run", "prompt", "fix-bug", "--step", "plan", "--agent", "no/slash"], { cwd: root }),
+      "run prompt",
+      "--agent: must be letters, digits, '.', '_' or '-' (at most 64)",
+    );
+    expectFailureLine(
+      await kxm(["run", "start", "fix-bug", "--prompt", "again", "--run-id", "run-p"], { cwd: root }),
+      "run start",
+      "run run-p already exists",
+    );
   });
 });
 
@@ -269,6 +284,14 @@ describe("kxm run status and manifest", () => {
       await kxm(["run", "manifest", "run-s", "--step", "deploy"], { cwd: root }),
       "run manifest",
       "step: run run-s has no step deploy",
+    );
+    await put(root, ".kxm/agents.yaml", agents(["--outcome", "blocked"]));
+    await commitAll(root, "a planner that blocks");
+    await kxm(["run", "start", "fix-bug", "--prompt", "p", "--run-id", "run-b"], { cwd: root });
+    expectFailureLine(
+      await kxm(["run", "manifest", "run-b", "--step", "implement"], { cwd: root }),
+      "run manifest",
+      "step implement of run run-b has not been dispatched",
     );
   });
 });

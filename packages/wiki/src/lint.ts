@@ -32,7 +32,8 @@ export interface Finding {
   message: string;
 }
 
-const LINK = /\]\(([^)\s]*)\)/g;
+// A link the compiler wrote; record text never makes one, since its brackets are escaped (`\]` does not count).
+const LINK = /(?<!\\)\]\(([^)\s]*)\)/g;
 const ANCHOR = /<a id="([^"]*)"><\/a>/g;
 const CLAIM = /<!-- kxm:claim id=(\S+) status=(\S+) -->/g;
 const CONTRADICTION = /<!-- kxm:contradiction id=(\S+)(?: key=(\S+))? -->/g;

@@ -166,6 +166,19 @@ describe("compileWiki", () => {
     expect(lintWiki(compileWiki(records), records)).toEqual([]);
   });
 
+  test("a summary that looks like a link to a page or a source is no finding for wiki-lint", () => {
+    const records = sampleRecords();
+    records.journal.push(
+      journalRow(
+        "j_links",
+        "lesson",
+        "see [pwn](evil.md) and [src](../../../x.md)",
+        "2026-10-01T08:41:00.000Z",
+      ),
+    );
+    expect(lintWiki(compileWiki(records), records)).toEqual([]);
+  });
+
   test("links between pages are bare file names of pages that exist, and every anchor they name exists", () => {
     const pages = compileWiki(sampleRecords());
     expect(lintWiki(pages, sampleRecords())).toEqual([]);

@@ -1,4 +1,4 @@
-import type { ContextItem } from "@kxm/contract";
+import { compareIds } from "@kxm/arbiter";
 import { ADMIN_ACTOR } from "../auth.js";
 import type { RouteHandler } from "./types.js";
 
@@ -27,10 +27,6 @@ export const reviewJournal: RouteHandler<"reviewJournal"> = async ({ params, bod
   return result;
 };
 
-function byId(a: ContextItem, b: ContextItem): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
 /**
  * The reviewed records the knowledge wiki is compiled from (behaviour.md 9.5), from the project's pool, so they
  * agree with every packet: current and superseded state (never a pending or consumed proposal), the open
@@ -42,7 +38,7 @@ export const wikiRecords: RouteHandler<"wikiRecords"> = async ({ params, hub }) 
   const pool = await hub.pools.get(project);
   await pool.refreshAuthored();
   const generatedAt = hub.now().toISOString();
-  const base = pool.baseItems().sort(byId);
+  const base = pool.baseItems().sort((a, b) => compareIds(a.id, b.id));
   const state = base.filter(
     (item) => item.kind === "state" && (item.status === "current" || item.status === "superseded"),
   );

@@ -19,7 +19,7 @@ interface CompileResult {
   unchanged?: string[];
   /** Pages an earlier compile wrote that this one no longer does, removed. */
   removed?: string[];
-  /** Other files in the wiki folder, left alone (wiki-lint reports them as orphan pages). */
+  /** Other files in the wiki folder, left alone (wiki-lint reports `.md` ones as orphan pages). */
   kept?: string[];
 }
 
