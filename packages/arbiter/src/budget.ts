@@ -16,8 +16,8 @@ export function estimateTokens(chars: number): number {
  */
 export class FirstFit<T> {
   readonly selected: T[] = [];
-  deferred = 0;
   chars = 0;
+  private deferredCount = 0;
   private readonly capacity: number;
 
   constructor(readonly budgetTokens: number) {
@@ -34,6 +34,19 @@ export class FirstFit<T> {
     return this.selected.length >= LIMITS.maxPacketItems;
   }
 
+  /** Candidates offered and not taken, plus those counted by {@link defer}. */
+  get deferred(): number {
+    return this.deferredCount;
+  }
+
+  /**
+   * Counts candidates as deferred without offering them: a caller that knows they cannot fit (each costs more than
+   * the {@link room} left, which only shrinks) need not build them.
+   */
+  defer(count = 1): void {
+    this.deferredCount += count;
+  }
+
   /** Offers the next candidate; returns whether it was taken. Call only while not {@link full}. */
   offer(candidate: T, cost: number): boolean {
     if (cost <= this.room) {
@@ -41,7 +54,7 @@ export class FirstFit<T> {
       this.chars += cost;
       return true;
     }
-    this.deferred += 1;
+    this.deferredCount += 1;
     return false;
   }
 }

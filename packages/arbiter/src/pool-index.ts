@@ -13,9 +13,9 @@ import {
 import { averageLength, idf, indexedText, lengthNorm, termNumerator } from "./bm25.js";
 import { FirstFit, itemCost } from "./budget.js";
 import { isInert, isLive } from "./eligibility.js";
-import { SlotHeap, smallest } from "./heap.js";
+import { smallest } from "./heap.js";
 import { type AssembleOptions, buildAssembly, type Selection } from "./packet.js";
-import { GROUP_COUNT, Postings } from "./postings.js";
+import { GROUP_COUNT, type GroupPosting, Postings, TF_BITS, TF_MASK } from "./postings.js";
 import {
   authorityRank,
   compareIds,
@@ -77,6 +77,13 @@ export class PoolIndex {
   private times = new Float64Array(0);
   private scores = new Float64Array(0);
   private marks = new Uint8Array(0);
+  /** Per-request scratch: the slots a request's terms touched, the matched slots by bucket, and their scores. */
+  private touched = new Int32Array(0);
+  private ranked = new Int32Array(0);
+  private values = new Float64Array(0);
+  /** Scratch bitset of slots for countGroup (all zero between calls), and the live slots of each group. */
+  private union = new Int32Array(0);
+  private readonly groupMembers: Int32Array[] = Array.from({ length: GROUP_COUNT }, () => new Int32Array(0));
   /** Per slot, PAIR_WORDS words of bits: every pair of adjacent characters of its lowercased text sets one. */
   private pairSignature = new Uint32Array(0);
 
@@ -95,8 +102,10 @@ export class PoolIndex {
   private deadCount = 0;
   /** The longest live item ever indexed, in tokens: sizes the per-request table of length norms. */
   private maxLength = 0;
-  /** Per-request scratch: the length norm of every length, and a term's BM25 numerator per small frequency. */
+  /** The length norm of every length for one average length (see normsFor), and a term's numerator per small tf. */
   private norms = new Float64Array(0);
+  private normsAverage = Number.NaN;
+  private normsFilled = -1;
   private readonly numerators = new Float64Array(16);
 
   private readonly compareStatic = (a: number, b: number): number => {
@@ -170,6 +179,7 @@ export class PoolIndex {
     if (flags & LIVE) {
       const group = this.groupOf(slot);
       this.postings.remove(slot, group);
+      this.groupMembers[group]![slot >>> 5]! &= ~(1 << (slot & 31));
       this.groupCounts[group]! -= 1;
       this.groupLengths[group]! -= this.lengths[slot]!;
       if (!(flags & INERT)) sortedRemove(this.orderOf(slot), slot, this.compareStatic);
@@ -196,7 +206,7 @@ export class PoolIndex {
     requested.forEach((kind, i) => {
       kindRank[KIND_SLOT[kind]] = i;
     });
-    const { flags, kinds, marks, scores } = this;
+    const { flags, kinds, marks, scores, costs } = this;
 
     // The eligible set: active items of the requested kinds, plus open contradictions of any kind or status.
     let documentCount = 0;
@@ -232,20 +242,67 @@ export class PoolIndex {
     if (phases !== undefined) phases.tokenizeMs = lap();
     const eligibleGroups = new Uint8Array(GROUP_COUNT);
     for (const kind of requested) eligibleGroups[KIND_SLOT[kind] * 2] = 1;
-    const touched = this.score(terms, documentCount, totalLength, eligibleGroups, extraContradictions);
-    if (phases !== undefined) phases.scoreMs = lap();
-    let heapMs = 0;
-
-    const matched: number[][] = [[], []];
-    for (const slot of touched) {
-      if (marks[slot] === MARK_CONTRADICTION) continue;
-      marks[slot] = MARK_MATCHED;
-      matched[flags[slot]! & SHARED ? 1 : 0]!.push(slot);
+    const weighed = this.weighTerms(terms, documentCount, eligibleGroups, extraContradictions);
+    const norms = this.normsFor(averageLength(totalLength, documentCount));
+    const touched = this.touched;
+    let touchedCount = 0;
+    let matchedCount = 0;
+    // Contradictions are walked first, so they are scored first, each on its own terms.
+    for (const slot of contradictions) {
+      const score = this.scoreSlot(slot, weighed, norms);
+      if (score === 0) continue;
+      scores[slot] = score;
+      touched[touchedCount++] = slot;
+      matchedCount += 1;
     }
+    const firstScoreMs = phases === undefined ? 0 : lap();
+    let scoreMs = firstScoreMs;
+    let sortMs = 0;
+
+    // The other matched items are scored one kind at a time, when the walk first reaches that kind: kind is the
+    // first key after contradictions, so a walk that fills the budget within the first kinds never scores the
+    // rest (their matched items are only counted, at the end). A kind's matched items are split into two buckets
+    // in the scratch list `ranked`, own then `_shared`; within a bucket only the score and the static keys are left
+    // to order, and the walk orders a bucket only as far as it reaches into it.
+    const ranked = this.ranked;
+    let rankedEnd = 0;
+    const bucketBounds = new Int32Array(requested.length * 4);
+    const scored = new Uint8Array(requested.length);
+    const scoreKind = (rank: number): void => {
+      if (scored[rank] === 1) return;
+      scored[rank] = 1;
+      const started = phases === undefined ? 0 : performance.now();
+      const from = touchedCount;
+      touchedCount = this.scoreGroup(KIND_SLOT[requested[rank]!] * 2, weighed, norms, touchedCount);
+      const partitioned = phases === undefined ? 0 : performance.now();
+      let ownCount = 0;
+      for (let i = from; i < touchedCount; i += 1) {
+        const slot = touched[i]!;
+        if (marks[slot] === MARK_CONTRADICTION) continue;
+        marks[slot] = MARK_MATCHED;
+        matchedCount += 1;
+        if (!(flags[slot]! & SHARED)) ownCount += 1;
+      }
+      let own = rankedEnd;
+      let shared = rankedEnd + ownCount;
+      bucketBounds[rank * 4] = own;
+      bucketBounds[rank * 4 + 1] = shared;
+      bucketBounds[rank * 4 + 2] = shared;
+      for (let i = from; i < touchedCount; i += 1) {
+        const slot = touched[i]!;
+        if (marks[slot] !== MARK_MATCHED) continue;
+        if (flags[slot]! & SHARED) ranked[shared++] = slot;
+        else ranked[own++] = slot;
+      }
+      bucketBounds[rank * 4 + 3] = shared;
+      rankedEnd = shared;
+      if (phases !== undefined) {
+        const at = performance.now();
+        scoreMs += partitioned - started;
+        sortMs += at - partitioned;
+      }
+    };
     const compareMatched = (a: number, b: number): number => {
-      const kindA = kindRank[kinds[a]!]!;
-      const kindB = kindRank[kinds[b]!]!;
-      if (kindA !== kindB) return kindA - kindB;
       if (scores[a] !== scores[b]) return scores[a]! > scores[b]! ? -1 : 1;
       return this.compareStatic(a, b);
     };
@@ -264,7 +321,6 @@ export class PoolIndex {
       };
     };
     const rankedContradictions = contradictions.map(rankKeys).sort(compareRankKeys);
-    const partitionMs = phases === undefined ? 0 : lap();
 
     const fit = new FirstFit<Selection>(resolved.budgetTokens);
     let walked = 0;
@@ -276,39 +332,57 @@ export class PoolIndex {
         return false;
       }
       walked += 1;
-      const cost = this.costs[slot]!;
+      const cost = costs[slot]!;
       // What FirstFit.offer does with an item that does not fit, without making its selection first.
-      if (cost > fit.room) fit.deferred += 1;
+      if (cost > fit.room) fit.defer();
       else fit.offer({ item: this.records[slot]!, score: scores[slot]!, contradiction }, cost);
+      return true;
+    };
+    // Walks the matched items of ranked[start, end) in rank order: the best `chunk` of those not yet walked are
+    // brought to the front (by the score of the chunk-th best) and sorted, then the next, four times as many, and
+    // so on, so a walk that stops after a few dozen items pays about one linear pass over the bucket.
+    const walkBucket = (start: number, end: number): boolean => {
+      let next = start;
+      let stop = end;
+      let chunk = FIRST_CHUNK;
+      let deferredSeen = fit.deferred;
+      while (next < stop) {
+        const sortStart = phases === undefined ? 0 : performance.now();
+        const count =
+          stop - next <= chunk ? stop - next : bringBest(ranked, next, stop, chunk, scores, this.values);
+        chunk *= 4;
+        const front = ranked.subarray(next, next + count).sort(compareMatched);
+        next += count;
+        if (phases !== undefined) sortMs += performance.now() - sortStart;
+        for (const slot of front) if (!visit(slot, false)) return false;
+        if (fit.deferred === deferredSeen || next === stop) continue;
+        // An item did not fit. The room only shrinks from here, so an item that does not fit now never will: each
+        // is deferred where the walk would reach it. Unless the item limit could still be reached (the limit stops
+        // the walk, and items after it are not deferred), count those at once and keep only the items that fit.
+        deferredSeen = fit.deferred;
+        const room = fit.room;
+        let fitting = 0;
+        for (let i = next; i < stop; i += 1) if (costs[ranked[i]!]! <= room) fitting += 1;
+        if (fit.selected.length + fitting >= LIMITS.maxPacketItems) continue;
+        let write = next;
+        for (let i = next; i < stop; i += 1) {
+          const slot = ranked[i]!;
+          if (costs[slot]! <= room) ranked[write++] = slot;
+        }
+        fit.defer(stop - write);
+        walked += stop - write;
+        deferredSeen = fit.deferred;
+        stop = write;
+      }
       return true;
     };
     const walk = (): void => {
       for (const { slot } of rankedContradictions) if (!visit(slot, true)) return;
       for (const shared of [0, 1]) {
-        const heapStart = phases === undefined ? 0 : performance.now();
-        const heap = new SlotHeap(matched[shared]!, compareMatched);
-        if (phases !== undefined) heapMs += performance.now() - heapStart;
-        let bulk = true;
-        while (heap.size > 0) {
-          const deferred = fit.deferred;
-          if (!visit(heap.pop(), false)) return;
-          if (!bulk || fit.deferred === deferred || heap.size === 0) continue;
-          // An item did not fit. The room only shrinks from here, so a matched item that does not fit now never
-          // will: each is deferred where the walk would reach it. Unless the item limit could still be reached
-          // (the limit stops the walk, and items after it are not deferred), count those at once and walk only
-          // the items that fit, in rank order, instead of popping every one of them off the heap.
-          const room = fit.room;
-          const rest = heap.toArray();
-          const fitting = rest.filter((slot) => this.costs[slot]! <= room);
-          if (fit.selected.length + fitting.length >= LIMITS.maxPacketItems) {
-            bulk = false;
-            continue;
-          }
-          fit.deferred += rest.length - fitting.length;
-          walked += rest.length - fitting.length;
-          fitting.sort(compareMatched);
-          for (const slot of fitting) if (!visit(slot, false)) return;
-          break;
+        for (let rank = 0; rank < requested.length; rank += 1) {
+          scoreKind(rank);
+          const at = rank * 4 + shared * 2;
+          if (!walkBucket(bucketBounds[at]!, bucketBounds[at + 1]!)) return;
         }
         const orders = this.staticOrder[shared]!;
         for (const kind of requested) {
@@ -321,9 +395,18 @@ export class PoolIndex {
     };
     walk();
     // Nothing left could fit: every eligible item not walked is deferred, exactly as a full walk would count it.
-    if (stoppedEarly) fit.deferred += documentCount - walked;
+    if (stoppedEarly) fit.defer(documentCount - walked);
+    // The audit counts the matched items of the kinds the walk never reached too.
+    const countStarted = phases === undefined ? 0 : performance.now();
+    for (let rank = 0; rank < requested.length; rank += 1) {
+      if (scored[rank] === 0) {
+        matchedCount += this.countGroup(KIND_SLOT[requested[rank]!] * 2, weighed, contradictions);
+      }
+    }
+    if (phases !== undefined) scoreMs += performance.now() - countStarted;
 
-    for (const slot of touched) {
+    for (let i = 0; i < touchedCount; i += 1) {
+      const slot = touched[i]!;
       scores[slot] = 0;
       marks[slot] = 0;
     }
@@ -338,14 +421,17 @@ export class PoolIndex {
         liveCount: this.slotsById.size - this.deadCount,
         excludedSuperseded: this.deadCount,
         candidateCount: documentCount,
-        matchedCandidates: touched.length,
+        matchedCandidates: matchedCount,
         taskTokens: terms.length,
       },
       options,
     );
     if (phases !== undefined) {
-      phases.sortMs = partitionMs + heapMs;
-      phases.fillMs = lap() - heapMs;
+      // The walk's time includes the kinds it scored and ordered on the way; the fill is the rest of it.
+      const total = lap();
+      phases.scoreMs = scoreMs;
+      phases.sortMs = sortMs;
+      phases.fillMs = total - (scoreMs - firstScoreMs) - sortMs;
     }
     return assembled;
   }
@@ -382,7 +468,12 @@ export class PoolIndex {
       eligibleGroups[kind * 2] = allowed[kind]!;
       eligibleGroups[kind * 2 + 1] = allowed[kind]!;
     }
-    const touched = this.score(queryTerms(resolved.query), documentCount, totalLength, eligibleGroups, []);
+    const weighed = this.weighTerms(queryTerms(resolved.query), documentCount, eligibleGroups, []);
+    const norms = this.normsFor(averageLength(totalLength, documentCount));
+    let touchedCount = 0;
+    for (let group = 0; group < GROUP_COUNT; group += 1) {
+      if (eligibleGroups[group] === 1) touchedCount = this.scoreGroup(group, weighed, norms, touchedCount);
+    }
     // Phrase hits: scan in slot order (the order items sit in memory), then keep only the best `limit`. Only the
     // slots whose pair signature holds every pair of the phrase's characters can contain it, so only those are
     // searched (a phrase of one character has no pair and searches every slot).
@@ -419,60 +510,151 @@ export class PoolIndex {
         score: scores[slot]!,
       }),
     );
-    for (const slot of touched) scores[slot] = 0;
+    for (let i = 0; i < touchedCount; i += 1) scores[this.touched[i]!] = 0;
     for (const slot of hitSlots) marks[slot] = 0;
     return recallResult(hits, resolved.limit);
   }
 
   /**
-   * Adds each term's BM25 weight to `this.scores` for every eligible slot that holds it, term by term in query
-   * order (so each slot's sum is formed in the same order as the plain scorer's). A slot is eligible when its
-   * group is marked in `eligibleGroups` or it is an open contradiction; `extra` lists the contradictions outside
-   * those groups, which the per-group document frequencies do not count. Returns the slots touched.
+   * The query terms some eligible slot holds, in query order, with their ids and idfs. A slot is eligible when its
+   * group is marked in `eligibleGroups`, or it is one of `extra` (open contradictions outside those groups, which
+   * the per-group document frequencies do not count).
    */
-  private score(
+  private weighTerms(
     terms: readonly string[],
     documentCount: number,
-    totalLength: number,
     eligibleGroups: Uint8Array,
     extra: readonly number[],
-  ): number[] {
-    const touched: number[] = [];
-    const avgLength = averageLength(totalLength, documentCount);
-    const { scores, lengths, groups, marks } = this;
-    // Every slot of one length shares its norm: computed once per request for every length up front, so the
-    // loop below has no branch for it. The same function and arguments give the same floats as the plain scorer.
-    if (this.norms.length <= this.maxLength) this.norms = new Float64Array(this.maxLength + 1);
-    const norms = this.norms;
-    for (let length = 0; length <= this.maxLength; length += 1) norms[length] = lengthNorm(length, avgLength);
-    // Only contradictions outside the eligible groups need the mark check; without any, the group check decides.
-    const checkMarks = extra.length > 0;
-    const numerators = this.numerators;
+  ): WeighedTerms {
+    const { postings, groups } = this;
+    const ids: number[] = [];
+    const idfs: number[] = [];
     for (const term of terms) {
-      const posting = this.postings.get(term);
-      if (posting === undefined) continue;
+      const id = postings.idOf(term);
+      if (id === undefined) continue;
       let frequency = 0;
       for (let group = 0; group < GROUP_COUNT; group += 1) {
-        if (eligibleGroups[group] === 1) frequency += posting.groupDf[group]!;
+        if (eligibleGroups[group] === 1) frequency += postings.frequency(id, group);
       }
-      for (const slot of extra) if (this.postings.holds(slot, term)) frequency += 1;
+      for (const slot of extra) if (postings.tfOf(slot, id, groups[slot]!) !== 0) frequency += 1;
       if (frequency === 0) continue;
-      const termIdf = idf(documentCount, frequency);
+      ids.push(id);
+      idfs.push(idf(documentCount, frequency));
+    }
+    return { ids, idfs };
+  }
+
+  /**
+   * Adds each term's BM25 weight to `this.scores` for every slot of one group that holds it, term by term in query
+   * order (so each slot's sum is formed in the same order as the plain scorer's). Slots touched for the first time
+   * are appended to `this.touched` from `touchedCount`; returns the new count.
+   */
+  private scoreGroup(
+    group: number,
+    weighed: WeighedTerms,
+    norms: Float64Array,
+    touchedCount: number,
+  ): number {
+    const { scores, touched, postings, lengths, numerators } = this;
+    const { ids, idfs } = weighed;
+    let count = touchedCount;
+    for (let term = 0; term < ids.length; term += 1) {
+      const list = postings.list(ids[term]!, group);
+      if (list === undefined) continue;
+      const termIdf = idfs[term]!;
       // termWeight(idf, tf, norm) = (idf * (tf * (k1 + 1))) / (tf + norm): the numerator depends on the term
       // frequency alone, so it is computed once per small frequency, by the same expression.
       for (let tf = 1; tf < numerators.length; tf += 1) numerators[tf] = termNumerator(termIdf, tf);
-      const { slots, tfs, size } = posting;
+      const { slots, entries, size } = list;
       for (let i = 0; i < size; i += 1) {
         const slot = slots[i]!;
-        if (eligibleGroups[groups[slot]!] !== 1 && (!checkMarks || marks[slot] !== MARK_CONTRADICTION))
-          continue;
-        const tf = tfs[i]!;
+        const entry = entries[i]!;
+        // A packed entry holds the slot's length beside the frequency; a negative one (an item too long to pack)
+        // holds the frequency alone.
+        const tf = entry >= 0 ? entry & TF_MASK : ~entry;
+        const norm = entry >= 0 ? norms[entry >>> TF_BITS]! : norms[lengths[slot]!]!;
         const numerator = tf < numerators.length ? numerators[tf]! : termNumerator(termIdf, tf);
-        if (scores[slot] === 0) touched.push(slot);
-        scores[slot]! += numerator / (tf + norms[lengths[slot]!]!);
+        const score = scores[slot]!;
+        if (score === 0) touched[count++] = slot;
+        scores[slot] = score + numerator / (tf + norm);
       }
     }
-    return touched;
+    return count;
+  }
+
+  /** One slot's BM25 score from its own terms, summed in query order (the weight of each term as scoreGroup's). */
+  private scoreSlot(slot: number, weighed: WeighedTerms, norms: Float64Array): number {
+    const { ids, idfs } = weighed;
+    const group = this.groups[slot]!;
+    const norm = norms[this.lengths[slot]!]!;
+    let score = 0;
+    for (let term = 0; term < ids.length; term += 1) {
+      const tf = this.postings.tfOf(slot, ids[term]!, group);
+      if (tf !== 0) score += termNumerator(idfs[term]!, tf) / (tf + norm);
+    }
+    return score;
+  }
+
+  /**
+   * How many active slots of one group hold any of the terms, contradictions left out (they are counted on their
+   * own). The union of the terms' lists is built as a bitset: a short list's slots are set one by one, then each
+   * word ORs in the long lists' bitsets, longest first, until it holds every slot of the group in that word (a long
+   * task's common words fill most words within a few lists).
+   */
+  private countGroup(group: number, weighed: WeighedTerms, contradictions: readonly number[]): number {
+    const { postings, union } = this;
+    const long: GroupPosting[] = [];
+    for (const id of weighed.ids) {
+      const list = postings.list(id, group);
+      if (list === undefined) continue;
+      if (list.bits !== undefined) {
+        long.push(list);
+        continue;
+      }
+      const { slots, size } = list;
+      for (let i = 0; i < size; i += 1) {
+        const slot = slots[i]!;
+        union[slot >>> 5]! |= 1 << (slot & 31);
+      }
+    }
+    const dense = long.sort((a, b) => b.size - a.size).map((list) => list.bits!);
+    const members = this.groupMembers[group]!;
+    let count = 0;
+    for (let word = 0; word < union.length; word += 1) {
+      const all = members[word]!;
+      let bits = union[word]!;
+      for (let i = 0; i < dense.length && bits !== all; i += 1) bits |= dense[i]![word]!;
+      union[word] = 0;
+      if (bits === 0) continue;
+      bits -= (bits >>> 1) & 0x55555555;
+      bits = (bits & 0x33333333) + ((bits >>> 2) & 0x33333333);
+      count += Math.imul((bits + (bits >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+    }
+    for (const slot of contradictions) {
+      if (this.groups[slot] === group && this.scoreSlot(slot, weighed, this.norms) > 0) count -= 1;
+    }
+    return count;
+  }
+
+  /**
+   * The length norm of every length up to the longest item, for one average length. Every slot of one length
+   * shares its norm, and the average changes only when the eligible set does, so the table is kept between
+   * requests. The same function and arguments give the same floats as the plain scorer.
+   */
+  private normsFor(avgLength: number): Float64Array {
+    if (this.norms.length <= this.maxLength) {
+      this.norms = new Float64Array(this.maxLength + 1);
+      this.normsFilled = -1;
+    }
+    if (avgLength !== this.normsAverage) {
+      this.normsAverage = avgLength;
+      this.normsFilled = -1;
+    }
+    const norms = this.norms;
+    for (let length = this.normsFilled + 1; length <= this.maxLength; length += 1)
+      norms[length] = lengthNorm(length, avgLength);
+    this.normsFilled = Math.max(this.normsFilled, this.maxLength);
+    return norms;
   }
 
   private checkIsolation(project: string): void {
@@ -543,6 +725,7 @@ export class PoolIndex {
     if (item.stateKey !== undefined) addPairs(signature, this.lowerStateKeys[slot]!);
     const group = this.groupOf(slot);
     this.postings.add(slot, tokens, group);
+    this.groupMembers[group]![slot >>> 5]! |= 1 << (slot & 31);
     this.groupCounts[group]! += 1;
     this.groupLengths[group]! += tokens.length;
     if (!(this.flags[slot]! & INERT)) insertInto(this.orderOf(slot), slot, this.compareStatic, keepSorted);
@@ -570,6 +753,16 @@ export class PoolIndex {
     this.times = widen(this.times, (n) => new Float64Array(n));
     this.scores = widen(this.scores, (n) => new Float64Array(n));
     this.marks = widen(this.marks, (n) => new Uint8Array(n));
+    this.touched = new Int32Array(capacity);
+    this.ranked = new Int32Array(capacity);
+    this.values = new Float64Array(capacity);
+    this.union = new Int32Array(capacity / 32);
+    for (let group = 0; group < GROUP_COUNT; group += 1) {
+      const members = new Int32Array(capacity / 32);
+      members.set(this.groupMembers[group]!);
+      this.groupMembers[group] = members;
+    }
+    this.postings.reserve(capacity);
     const signatures = new Uint32Array(capacity * PAIR_WORDS);
     signatures.set(this.pairSignature);
     this.pairSignature = signatures;
@@ -605,6 +798,75 @@ function phraseBits(phrase: string): { words: number[]; bits: number[] } {
     bits.push(mask | 0);
   });
   return { words, bits };
+}
+
+/** The query's terms that eligible items hold, in query order: their ids in the postings and their idfs. */
+interface WeighedTerms {
+  readonly ids: readonly number[];
+  readonly idfs: readonly number[];
+}
+
+/** The first chunk of a bucket the walk orders; each further chunk is four times the last. */
+const FIRST_CHUNK = 64;
+
+/**
+ * Moves the best `count` slots of slots[start, end) by score (and any tied with the count-th best) to the front of
+ * that range, in no particular order, and returns how many it moved. Every slot left behind has a lower score than
+ * every slot moved, so the moved ones, sorted, come first in rank order. `values` is scratch of at least
+ * end - start numbers.
+ */
+function bringBest(
+  slots: Int32Array,
+  start: number,
+  end: number,
+  count: number,
+  scores: Float64Array,
+  values: Float64Array,
+): number {
+  const n = end - start;
+  for (let i = 0; i < n; i += 1) values[i] = scores[slots[start + i]!]!;
+  const threshold = selectNth(values, n, n - count);
+  let write = start;
+  for (let i = start; i < end; i += 1) {
+    const slot = slots[i]!;
+    if (scores[slot]! >= threshold) {
+      slots[i] = slots[write]!;
+      slots[write] = slot;
+      write += 1;
+    }
+  }
+  return write - start;
+}
+
+/** The value that would sit at index `k` of values[0, n) sorted ascending (Hoare's selection, in place). */
+function selectNth(values: Float64Array, n: number, k: number): number {
+  let low = 0;
+  let high = n - 1;
+  while (high > low) {
+    const middle = (low + high) >>> 1;
+    // The median of the first, middle and last values as the pivot keeps sorted input linear.
+    const a = values[low]!;
+    const b = values[middle]!;
+    const c = values[high]!;
+    const pivot = a < b ? (b < c ? b : Math.max(a, c)) : a < c ? a : Math.max(b, c);
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (values[i]! < pivot) i += 1;
+      while (values[j]! > pivot) j -= 1;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swap;
+        i += 1;
+        j -= 1;
+      }
+    }
+    if (k <= j) high = j;
+    else if (k >= i) low = i;
+    else return values[k]!;
+  }
+  return values[k]!;
 }
 
 function duplicate(id: string): KxmError {

@@ -3,45 +3,110 @@ import { ITEM_KINDS } from "@kxm/contract";
 /** Document-frequency groups: one per kind, split into active (even index) and inert (odd index) items. */
 export const GROUP_COUNT = ITEM_KINDS.length * 2;
 
-/** Live slots holding one term, with the term's frequency in each, and how many of them fall in each group. */
-export interface Posting {
+/**
+ * A posting entry packs a slot's term frequency and its length in tokens into one integer, `length << 15 | tf`,
+ * so that scoring reads the length beside the frequency instead of looking it up by slot. A frequency is at most the
+ * length, so both fit when the length is below 2^15 (an item within the contract's limits holds at most about 1,400
+ * tokens). The entries of a longer item hold `~tf` instead (negative), and its length is read by slot.
+ */
+export const TF_BITS = 15;
+export const TF_MASK = (1 << TF_BITS) - 1;
+const PACKED_LENGTHS = 1 << TF_BITS;
+/** A list keeps a bitset once it holds 1 / BITSET_SHARE of the slots: the bitset is then no larger than the list. */
+const BITSET_SHARE = 64;
+
+/**
+ * The live slots of one group (kind, active or inert) that hold one term, with their packed entries. A list holding
+ * at least one slot in 64 also keeps them as a bitset (bit `slot` of word `slot >>> 5`), no larger than the list
+ * itself, so that counting the slots that hold any of many terms ORs words instead of visiting every entry.
+ */
+export interface GroupPosting {
   slots: Int32Array;
-  tfs: Int32Array;
+  entries: Int32Array;
   size: number;
-  readonly groupDf: Int32Array;
+  bits: Int32Array | undefined;
 }
 
 /**
- * The term dictionary and postings of live items. Terms are interned to small integers; each slot records, for
- * every term it holds, its position in that term's posting, so removing an item costs O(1) per term.
+ * The term dictionary and postings of live items, one list per term and group, so that a request reads only the
+ * lists of the groups it may use and never tests an entry's group. Terms are interned to small integers; each slot
+ * records, for every term it holds, its position in that term's list of its group, so removing an item costs O(1)
+ * per term.
  */
 export class Postings {
   private readonly ids = new Map<string, number>();
-  private readonly lists: (Posting | undefined)[] = [];
+  /** Per term id, GROUP_COUNT lists (undefined until a slot of that group holds the term). */
+  private readonly lists: (GroupPosting | undefined)[] = [];
+  /** How many live slots hold each term id, over all groups (0 for a free id). */
+  private readonly totals: number[] = [];
   private readonly freeIds: number[] = [];
-  /** Kept so that an emptied posting can be dropped from the dictionary. */
+  private entries = 0;
+  /** Words of a bitset: one bit per slot the index has room for. */
+  private words = 0;
+  /** Kept so that an emptied term can be dropped from the dictionary. */
   private readonly termNames: (string | undefined)[] = [];
   /** Term counts of the item being added, indexed by term id; reset to zero after each add. */
   private scratchCounts: Int32Array = new Int32Array(1024);
-  /** Per slot: its distinct term ids, and its position in each of those terms' postings. */
+  /** Per slot: its distinct term ids, and its position in each of those terms' lists of its group. */
   private readonly slotTerms: (Int32Array | undefined)[] = [];
   private readonly slotPositions: (Int32Array | undefined)[] = [];
 
-  /** The posting of a term, if any live item holds it. */
-  get(term: string): Posting | undefined {
-    const id = this.ids.get(term);
-    return id === undefined ? undefined : this.lists[id];
+  /** How many term ids are in use or free: every id is below it. */
+  get idCount(): number {
+    return this.termNames.length;
   }
 
-  /** Whether a slot holds a term. */
-  holds(slot: number, term: string): boolean {
-    const id = this.ids.get(term);
+  /** Entries over all lists: the number of distinct terms summed over live slots. */
+  get entryCount(): number {
+    return this.entries;
+  }
+
+  /** The distinct term ids of a live slot. */
+  termsOf(slot: number): Int32Array | undefined {
+    return this.slotTerms[slot];
+  }
+
+  /** Makes room for `capacity` slots: bitsets grow with the index's slot columns. */
+  reserve(capacity: number): void {
+    const words = Math.ceil(capacity / 32);
+    if (words <= this.words) return;
+    this.words = words;
+    for (let key = 0; key < this.lists.length; key += 1) {
+      const posting = this.lists[key];
+      if (posting?.bits === undefined) continue;
+      const bits = new Int32Array(words);
+      bits.set(posting.bits);
+      posting.bits = bits;
+    }
+  }
+
+  /** The id of a term, if any live item holds it. */
+  idOf(term: string): number | undefined {
+    return this.ids.get(term);
+  }
+
+  /** The list of a term id in one group, if a live slot of that group holds it. */
+  list(id: number, group: number): GroupPosting | undefined {
+    return this.lists[id * GROUP_COUNT + group];
+  }
+
+  /** How many live slots of a group hold a term id. */
+  frequency(id: number, group: number): number {
+    return this.lists[id * GROUP_COUNT + group]?.size ?? 0;
+  }
+
+  /** The frequency of a term id in a slot of `group`: 0 when the slot does not hold it. */
+  tfOf(slot: number, id: number, group: number): number {
     const terms = this.slotTerms[slot];
-    return id !== undefined && terms !== undefined && terms.indexOf(id) !== -1;
+    if (terms === undefined) return 0;
+    const at = terms.indexOf(id);
+    if (at === -1) return 0;
+    const entry = this.lists[id * GROUP_COUNT + group]!.entries[this.slotPositions[slot]![at]!]!;
+    return entry >= 0 ? entry & TF_MASK : ~entry;
   }
 
   /**
-   * Adds a slot's tokens, counting it in `group`. Tokens are interned and counted in one pass through a reusable
+   * Adds a slot's tokens to the lists of `group`. Tokens are interned and counted in one pass through a reusable
    * buffer, so no per-item map is built.
    */
   add(slot: number, tokens: readonly string[], group: number): void {
@@ -55,56 +120,80 @@ export class Postings {
     }
     const terms = Int32Array.from(seen);
     const positions = new Int32Array(seen.length);
+    const packed = tokens.length < PACKED_LENGTHS;
+    const length = tokens.length << TF_BITS;
     for (let i = 0; i < seen.length; i += 1) {
       const id = seen[i]!;
-      const posting = this.lists[id]!;
-      if (posting.size === posting.slots.length) grow(posting);
+      const key = id * GROUP_COUNT + group;
+      let posting = this.lists[key];
+      if (posting === undefined) {
+        posting = { slots: new Int32Array(4), entries: new Int32Array(4), size: 0, bits: undefined };
+        this.lists[key] = posting;
+      } else if (posting.size === posting.slots.length) grow(posting);
       posting.slots[posting.size] = slot;
-      posting.tfs[posting.size] = this.scratchCounts[id]!;
-      posting.groupDf[group]! += 1;
+      posting.entries[posting.size] = packed ? length | this.scratchCounts[id]! : ~this.scratchCounts[id]!;
       positions[i] = posting.size;
       posting.size += 1;
+      if (posting.bits !== undefined) posting.bits[slot >>> 5]! |= 1 << (slot & 31);
+      else if (posting.size * BITSET_SHARE >= this.words * 32 && posting.size >= 64) {
+        posting.bits = this.bitsetOf(posting);
+      }
+      this.totals[id]! += 1;
       this.scratchCounts[id] = 0;
     }
     this.slotTerms[slot] = terms;
     this.slotPositions[slot] = positions;
+    this.entries += terms.length;
   }
 
-  /** Removes a slot from every posting it is in. */
+  /** Removes a slot of `group` from every list it is in. */
   remove(slot: number, group: number): void {
     const terms = this.slotTerms[slot];
     const positions = this.slotPositions[slot];
     if (terms === undefined || positions === undefined) return;
     for (let i = 0; i < terms.length; i += 1) {
       const id = terms[i]!;
-      const posting = this.lists[id]!;
+      const key = id * GROUP_COUNT + group;
+      const posting = this.lists[key]!;
       const at = positions[i]!;
       const last = posting.size - 1;
       const moved = posting.slots[last]!;
       posting.slots[at] = moved;
-      posting.tfs[at] = posting.tfs[last]!;
+      posting.entries[at] = posting.entries[last]!;
       posting.size = last;
-      posting.groupDf[group]! -= 1;
+      if (posting.bits !== undefined) {
+        // Dropped at a quarter of the size that made it, so that an item moving in and out does not churn it.
+        if (last * BITSET_SHARE * 4 < this.words * 32) posting.bits = undefined;
+        else posting.bits[slot >>> 5]! &= ~(1 << (slot & 31));
+      }
       // An item holds tens of distinct terms: a scan finds this one faster than keeping them sorted would cost.
       if (moved !== slot) this.slotPositions[moved]![this.slotTerms[moved]!.indexOf(id)] = at;
-      if (posting.size === 0) this.release(id);
+      if (last === 0) this.lists[key] = undefined;
+      this.totals[id]! -= 1;
+      if (this.totals[id] === 0) this.release(id);
     }
+    this.entries -= terms.length;
     this.slotTerms[slot] = undefined;
     this.slotPositions[slot] = undefined;
+  }
+
+  private bitsetOf(posting: GroupPosting): Int32Array {
+    const bits = new Int32Array(this.words);
+    for (let i = 0; i < posting.size; i += 1) {
+      const slot = posting.slots[i]!;
+      bits[slot >>> 5]! |= 1 << (slot & 31);
+    }
+    return bits;
   }
 
   private intern(term: string): number {
     let id = this.ids.get(term);
     if (id === undefined) {
-      id = this.freeIds.pop() ?? this.lists.length;
+      id = this.freeIds.pop() ?? this.termNames.length;
       this.ids.set(term, id);
-      this.lists[id] = {
-        slots: new Int32Array(4),
-        tfs: new Int32Array(4),
-        size: 0,
-        groupDf: new Int32Array(GROUP_COUNT),
-      };
       this.termNames[id] = term;
+      this.totals[id] = 0;
+      for (let group = 0; group < GROUP_COUNT; group += 1) this.lists[id * GROUP_COUNT + group] = undefined;
     }
     return id;
   }
@@ -112,18 +201,17 @@ export class Postings {
   private release(id: number): void {
     this.ids.delete(this.termNames[id]!);
     this.termNames[id] = undefined;
-    this.lists[id] = undefined;
     this.freeIds.push(id);
   }
 }
 
-function grow(posting: Posting): void {
+function grow(posting: GroupPosting): void {
   const slots = new Int32Array(posting.slots.length * 2);
   slots.set(posting.slots);
   posting.slots = slots;
-  const tfs = new Int32Array(posting.tfs.length * 2);
-  tfs.set(posting.tfs);
-  posting.tfs = tfs;
+  const entries = new Int32Array(posting.entries.length * 2);
+  entries.set(posting.entries);
+  posting.entries = entries;
 }
 
 function growInt32(old: Int32Array, size: number): Int32Array {

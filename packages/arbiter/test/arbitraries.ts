@@ -53,8 +53,12 @@ const statusFor = (kind: ItemKind) =>
 const AUTHORITY_ORDER = [...AUTHORITIES];
 
 /** Items of one project and `_shared`, valid by the contract, with every ranking key varied. */
-export const itemArb = (id: string, long = false): fc.Arbitrary<ContextItem> =>
-  fc.constantFrom(...ITEM_KINDS).chain((kind) =>
+export const itemArb = (
+  id: string,
+  long = false,
+  kinds: readonly ItemKind[] = ITEM_KINDS,
+): fc.Arbitrary<ContextItem> =>
+  fc.constantFrom(...kinds).chain((kind) =>
     fc
       .record({
         kind: fc.constant(kind),

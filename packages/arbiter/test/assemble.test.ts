@@ -358,6 +358,22 @@ describe("a large vocabulary", () => {
   });
 });
 
+describe("an item too long to pack", () => {
+  test("an item of 2^15 tokens or more scores as the plain function scores it", () => {
+    // The index packs an item's length beside each term frequency when the length is below 2^15 tokens (every item
+    // within the contract's limits); a longer one, such as a caller's unvalidated item, is read by slot instead.
+    const huge = `${"ab ".repeat(40_000)}cd cd`;
+    const pool = [
+      item({ id: "huge", summary: huge }),
+      item({ id: "small", summary: "ab cd ef" }),
+      item({ id: "none", summary: "zz" }),
+    ];
+    const packet = assemble(pool, { task: "ab cd", budgetTokens: 100_000 });
+    expect(packet.audit.relevance.matchedCandidates).toBe(2);
+    expect(packet.audit.selectedIds).toEqual(["small", "huge", "none"]);
+  });
+});
+
 describe("phase timings", () => {
   test("an index fills the phases it is given, and the packet's bytes do not change", () => {
     const pool = [
@@ -402,6 +418,34 @@ describe("the index's walk after an item does not fit", () => {
     const packet = assemble(pool, { task: "alpha", budgetTokens: 1_100 });
     expect(packet.audit.selectedIds).toEqual(["a000", ...ids("c", 14)]);
     expect(packet.packet.unresolvedGaps).toEqual(["budget of 1100 tokens reached; 27 candidates deferred"]);
+  });
+
+  test("the item limit stops a walk that orders its items in chunks, and nothing after it is deferred", () => {
+    // Budget 7,680 characters. The index orders a kind's matched items 64 at a time: the first chunk is a000 (two
+    // "alpha"s like the next 63, so it ties with them and comes first by id; 7,684 characters, deferred) and s000 to
+    // s062. The other 237 s items (one "alpha", 30 characters each) fit, so the item limit is reached at s255, and
+    // the big z000 after it is not deferred.
+    const alphas = (id: string, cost: number, count: number) => {
+      const words = Array.from({ length: count }, () => "alpha").join(" ");
+      return item({
+        id,
+        summary: `${words}${"-".repeat(cost - words.length - id.length - 9)}`,
+        provenance: { sourceType: "git" },
+      });
+    };
+    const small = ids("s", 300);
+    const pool = [
+      alphas("a000", 7_684, 2),
+      ...small.slice(0, 63).map((id) => alphas(id, 30, 2)),
+      ...small.slice(63).map((id) => alphas(id, 30, 1)),
+      alphas("z000", 7_684, 1),
+    ];
+    const packet = assemble(pool, { task: "alpha", budgetTokens: 1_920 });
+    expect(packet.audit.selectedIds).toEqual(small.slice(0, 256));
+    expect(packet.packet.unresolvedGaps).toEqual([
+      "budget of 1920 tokens reached; 1 candidates deferred",
+      "context item limit reached; refine the task or kinds",
+    ]);
   });
 
   test("the item limit still ends the walk without deferring what comes after it", () => {

@@ -1,5 +1,5 @@
 import { assemblePacket, isInert, isLive, PoolIndex, recall } from "@kxm/arbiter";
-import { type ContextItem, PACKET_SECTIONS, rolePolicy } from "@kxm/contract";
+import { type ContextItem, type ContextRequest, PACKET_SECTIONS, rolePolicy } from "@kxm/contract";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { contradictionsArb, itemArb, poolArb, recallRequestArb, requestArb } from "./arbitraries.js";
@@ -80,6 +80,39 @@ describe("packet assembly properties", () => {
         }
       }),
       RUNS,
+    );
+  });
+});
+
+describe("large pools", () => {
+  // Hundreds of matched items of one kind, a vocabulary of 19 words (so many scores tie) and budgets from a few
+  // items to past the 256-item limit: the index orders a kind's matched items in chunks (the best 64, then the
+  // next 256, ...) and drops what can no longer fit between chunks, and must still give the plain function's bytes.
+  const kinds = ["knowledge", "knowledge", "knowledge", "knowledge", "evidence", "state"] as const;
+  const largePool = fc
+    .integer({ min: 100, max: 700 })
+    .chain((size) => fc.tuple(...Array.from({ length: size }, (_, n) => itemArb(`i${n}`, false, kinds))));
+  const largeScenario = largePool.chain((pool) =>
+    fc.record({
+      pool: fc.constant(pool),
+      shuffled: fc.shuffledSubarray(pool, { minLength: pool.length, maxLength: pool.length }),
+      request: requestArb.map(
+        (request): ContextRequest => ({ ...request, includeKinds: ["knowledge", "evidence"] }),
+      ),
+      budgetTokens: fc.option(fc.integer({ min: 512, max: 60_000 }), { nil: undefined }),
+      contradictionIds: contradictionsArb(pool),
+    }),
+  );
+
+  test("a shuffled large pool gives the plain function's bytes, whatever the budget", () => {
+    fc.assert(
+      fc.property(largeScenario, ({ pool, shuffled, request, budgetTokens, contradictionIds }) => {
+        const full = budgetTokens === undefined ? request : { ...request, budgetTokens };
+        const expected = bytes(assemblePacket(pool, full, { contradictionIds }));
+        expect(bytes(new PoolIndex(shuffled).assemble(full, { contradictionIds }))).toBe(expected);
+      }),
+      // Shrinking a pool of hundreds of items takes minutes: report the first counterexample as it is.
+      { numRuns: 60, endOnFailure: true },
     );
   });
 });
