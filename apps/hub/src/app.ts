@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import {
+  type AssembledPacket,
   ERROR_CATALOGUE,
   type ErrorCode,
   KxmError,
@@ -22,6 +23,7 @@ import type { Logger, LoggerOptions } from "pino";
 import { AdminToken, authorize, type Caller, credentialDigest, presentedCredential } from "./auth.js";
 import { createHubLogger, describeError } from "./logging.js";
 import { createInProcessMark, registerMcp } from "./mcp.js";
+import { assembledPacketJson } from "./packet-json.js";
 import { classifyError, INTERNAL_ERROR, routeOf, sendProblem } from "./problems.js";
 import { HANDLERS } from "./routes/index.js";
 import type { RouteHandler } from "./routes/types.js";
@@ -107,8 +109,15 @@ const TRUSTED_RESPONSES = new Set(
   }),
 );
 
+const CONTEXT_RESPONSE = `${ROUTES.getContext.method} ${ROUTES.getContext.path} ${ROUTES.getContext.status}`;
+
 const hubSerializerCompiler: typeof serializerCompiler = (route) => {
   const key = `${route.method} ${route.url} ${route.httpStatus}`;
+  // A packet is sent as the bytes assembledPacketJson builds from each item's cached JSON (Fastify takes a Buffer
+  // as it is, so neither the packet nor its length is encoded again).
+  if (key === CONTEXT_RESPONSE) {
+    return (data: unknown) => assembledPacketJson(data as AssembledPacket) as unknown as string;
+  }
   if (TRUSTED_RESPONSES.has(key)) return (data: unknown) => JSON.stringify(data);
   return serializerCompiler(route);
 };

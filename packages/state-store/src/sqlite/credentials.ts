@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { KxmError } from "@kxm/contract";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { projectId, recordId } from "../input.js";
 import { agentCredentials } from "../schema.js";
 import { isoTime } from "../time.js";
@@ -76,14 +76,26 @@ export function revokeAgentKey(db: Db, project: string, agentId: string, now: Da
  * SHA-256 through the index: only hashes are stored, and the lookup's timing depends on the hash, never on how
  * much of a guessed key is right.
  */
+/** The credential lookup of every agent request, prepared once per database (building the SQL cost more than running it). */
+const CREDENTIAL_BY_HASH = new WeakMap<Db, ReturnType<typeof prepareCredentialLookup>>();
+
+function prepareCredentialLookup(db: Db) {
+  return db
+    .select()
+    .from(agentCredentials)
+    .where(eq(agentCredentials.keyHash, sql.placeholder("hash")))
+    .prepare();
+}
+
 export function authenticateAgent(db: Db, key: string): AgentIdentity | undefined {
   if (typeof key !== "string" || !KEY_SHAPE.test(key)) return undefined;
   const hash = keyHash(key);
-  const row = db
-    .select()
-    .from(agentCredentials)
-    .where(eq(agentCredentials.keyHash, hash.toString("hex")))
-    .get();
+  let lookup = CREDENTIAL_BY_HASH.get(db);
+  if (lookup === undefined) {
+    lookup = prepareCredentialLookup(db);
+    CREDENTIAL_BY_HASH.set(db, lookup);
+  }
+  const row = lookup.get({ hash: hash.toString("hex") });
   if (row === undefined) return undefined;
   if (row.revokedAt !== null) return undefined;
   return { project: row.project, agentId: row.agentId };
