@@ -23,7 +23,10 @@ export interface AssembleOptions {
   readonly phases?: PacketPhases;
 }
 
-/** Milliseconds of one indexed assembly: the task's tokens, BM25, ranking (partition and heap), budget fill. */
+/**
+ * Milliseconds of one indexed assembly: the task's tokens; BM25 of the kinds the walk reaches and the matched count of
+ * the rest; ranking (buckets and chunks); the budget fill with the packet and audit.
+ */
 export interface PacketPhases {
   tokenizeMs: number;
   scoreMs: number;

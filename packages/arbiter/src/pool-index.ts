@@ -15,7 +15,7 @@ import { FirstFit, itemCost } from "./budget.js";
 import { isInert, isLive } from "./eligibility.js";
 import { smallest } from "./heap.js";
 import { type AssembleOptions, buildAssembly, type Selection } from "./packet.js";
-import { GROUP_COUNT, type GroupPosting, Postings, TF_BITS, TF_MASK } from "./postings.js";
+import { GROUP_COUNT, Postings, TF_BITS, TF_MASK } from "./postings.js";
 import {
   authorityRank,
   compareIds,
@@ -565,10 +565,10 @@ export class PoolIndex {
       // termWeight(idf, tf, norm) = (idf * (tf * (k1 + 1))) / (tf + norm): the numerator depends on the term
       // frequency alone, so it is computed once per small frequency, by the same expression.
       for (let tf = 1; tf < numerators.length; tf += 1) numerators[tf] = termNumerator(termIdf, tf);
-      const { slots, entries, size } = list;
-      for (let i = 0; i < size; i += 1) {
-        const slot = slots[i]!;
-        const entry = entries[i]!;
+      const end = 1 + 2 * list[0]!;
+      for (let i = 1; i < end; i += 2) {
+        const slot = list[i]!;
+        const entry = list[i + 1]!;
         // A packed entry holds the slot's length beside the frequency; a negative one (an item too long to pack)
         // holds the frequency alone.
         const tf = entry >= 0 ? entry & TF_MASK : ~entry;
@@ -603,21 +603,22 @@ export class PoolIndex {
    */
   private countGroup(group: number, weighed: WeighedTerms, contradictions: readonly number[]): number {
     const { postings, union } = this;
-    const long: GroupPosting[] = [];
+    const long: { size: number; bits: Int32Array }[] = [];
     for (const id of weighed.ids) {
       const list = postings.list(id, group);
       if (list === undefined) continue;
-      if (list.bits !== undefined) {
-        long.push(list);
+      const bits = postings.bitsOf(id, group);
+      if (bits !== undefined) {
+        long.push({ size: list[0]!, bits });
         continue;
       }
-      const { slots, size } = list;
-      for (let i = 0; i < size; i += 1) {
-        const slot = slots[i]!;
+      const end = 1 + 2 * list[0]!;
+      for (let i = 1; i < end; i += 2) {
+        const slot = list[i]!;
         union[slot >>> 5]! |= 1 << (slot & 31);
       }
     }
-    const dense = long.sort((a, b) => b.size - a.size).map((list) => list.bits!);
+    const dense = long.sort((a, b) => b.size - a.size).map((list) => list.bits);
     const members = this.groupMembers[group]!;
     let count = 0;
     for (let word = 0; word < union.length; word += 1) {

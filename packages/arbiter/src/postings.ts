@@ -16,27 +16,25 @@ const PACKED_LENGTHS = 1 << TF_BITS;
 const BITSET_SHARE = 64;
 
 /**
- * The live slots of one group (kind, active or inert) that hold one term, with their packed entries. A list holding
- * at least one slot in 64 also keeps them as a bitset (bit `slot` of word `slot >>> 5`), no larger than the list
- * itself, so that counting the slots that hold any of many terms ORs words instead of visiting every entry.
+ * The live slots of one group (kind, active or inert) that hold one term, as one array: element 0 is the count n,
+ * then n pairs of slot and packed entry (elements 1 + 2i and 2 + 2i). One typed array per list, not an object and
+ * two arrays: a pool holds tens of thousands of lists, and each typed array costs its own headers.
  */
-export interface GroupPosting {
-  slots: Int32Array;
-  entries: Int32Array;
-  size: number;
-  bits: Int32Array | undefined;
-}
+export type GroupList = Int32Array;
 
 /**
  * The term dictionary and postings of live items, one list per term and group, so that a request reads only the
  * lists of the groups it may use and never tests an entry's group. Terms are interned to small integers; each slot
- * records, for every term it holds, its position in that term's list of its group, so removing an item costs O(1)
- * per term.
+ * records, for every term it holds, its pair's position in that term's list of its group, so removing an item costs
+ * O(1) per term. A list holding at least one slot in 64 also keeps them as a bitset (bit `slot` of word
+ * `slot >>> 5`), no larger than the list itself, so that counting the slots that hold any of many terms ORs words
+ * instead of visiting every entry.
  */
 export class Postings {
   private readonly ids = new Map<string, number>();
-  /** Per term id, GROUP_COUNT lists (undefined until a slot of that group holds the term). */
-  private readonly lists: (GroupPosting | undefined)[] = [];
+  /** Per term id, GROUP_COUNT lists (undefined while no slot of that group holds the term), and their bitsets. */
+  private readonly lists: (GroupList | undefined)[] = [];
+  private readonly bitsets: (Int32Array | undefined)[] = [];
   /** How many live slots hold each term id, over all groups (0 for a free id). */
   private readonly totals: number[] = [];
   private readonly freeIds: number[] = [];
@@ -71,12 +69,12 @@ export class Postings {
     const words = Math.ceil(capacity / 32);
     if (words <= this.words) return;
     this.words = words;
-    for (let key = 0; key < this.lists.length; key += 1) {
-      const posting = this.lists[key];
-      if (posting?.bits === undefined) continue;
+    for (let key = 0; key < this.bitsets.length; key += 1) {
+      const old = this.bitsets[key];
+      if (old === undefined) continue;
       const bits = new Int32Array(words);
-      bits.set(posting.bits);
-      posting.bits = bits;
+      bits.set(old);
+      this.bitsets[key] = bits;
     }
   }
 
@@ -85,14 +83,19 @@ export class Postings {
     return this.ids.get(term);
   }
 
-  /** The list of a term id in one group, if a live slot of that group holds it. */
-  list(id: number, group: number): GroupPosting | undefined {
+  /** The list of a term id in one group (see GroupList), if a live slot of that group holds it. */
+  list(id: number, group: number): GroupList | undefined {
     return this.lists[id * GROUP_COUNT + group];
+  }
+
+  /** The bitset of a term id's list in one group, when the list is long enough to keep one. */
+  bitsOf(id: number, group: number): Int32Array | undefined {
+    return this.bitsets[id * GROUP_COUNT + group];
   }
 
   /** How many live slots of a group hold a term id. */
   frequency(id: number, group: number): number {
-    return this.lists[id * GROUP_COUNT + group]?.size ?? 0;
+    return this.lists[id * GROUP_COUNT + group]?.[0] ?? 0;
   }
 
   /** The frequency of a term id in a slot of `group`: 0 when the slot does not hold it. */
@@ -101,7 +104,7 @@ export class Postings {
     if (terms === undefined) return 0;
     const at = terms.indexOf(id);
     if (at === -1) return 0;
-    const entry = this.lists[id * GROUP_COUNT + group]!.entries[this.slotPositions[slot]![at]!]!;
+    const entry = this.lists[id * GROUP_COUNT + group]![2 + 2 * this.slotPositions[slot]![at]!]!;
     return entry >= 0 ? entry & TF_MASK : ~entry;
   }
 
@@ -125,18 +128,22 @@ export class Postings {
     for (let i = 0; i < seen.length; i += 1) {
       const id = seen[i]!;
       const key = id * GROUP_COUNT + group;
-      let posting = this.lists[key];
-      if (posting === undefined) {
-        posting = { slots: new Int32Array(4), entries: new Int32Array(4), size: 0, bits: undefined };
-        this.lists[key] = posting;
-      } else if (posting.size === posting.slots.length) grow(posting);
-      posting.slots[posting.size] = slot;
-      posting.entries[posting.size] = packed ? length | this.scratchCounts[id]! : ~this.scratchCounts[id]!;
-      positions[i] = posting.size;
-      posting.size += 1;
-      if (posting.bits !== undefined) posting.bits[slot >>> 5]! |= 1 << (slot & 31);
-      else if (posting.size * BITSET_SHARE >= this.words * 32 && posting.size >= 64) {
-        posting.bits = this.bitsetOf(posting);
+      let list = this.lists[key] ?? new Int32Array(1 + 2 * 2);
+      const size = list[0]!;
+      if (1 + 2 * size === list.length) {
+        const grown = new Int32Array(1 + 4 * size);
+        grown.set(list);
+        list = grown;
+      }
+      this.lists[key] = list;
+      list[1 + 2 * size] = slot;
+      list[2 + 2 * size] = packed ? length | this.scratchCounts[id]! : ~this.scratchCounts[id]!;
+      list[0] = size + 1;
+      positions[i] = size;
+      const bits = this.bitsets[key];
+      if (bits !== undefined) bits[slot >>> 5]! |= 1 << (slot & 31);
+      else if ((size + 1) * BITSET_SHARE >= this.words * 32 && size + 1 >= 64) {
+        this.bitsets[key] = this.bitsetOf(list);
       }
       this.totals[id]! += 1;
       this.scratchCounts[id] = 0;
@@ -154,17 +161,18 @@ export class Postings {
     for (let i = 0; i < terms.length; i += 1) {
       const id = terms[i]!;
       const key = id * GROUP_COUNT + group;
-      const posting = this.lists[key]!;
+      const list = this.lists[key]!;
       const at = positions[i]!;
-      const last = posting.size - 1;
-      const moved = posting.slots[last]!;
-      posting.slots[at] = moved;
-      posting.entries[at] = posting.entries[last]!;
-      posting.size = last;
-      if (posting.bits !== undefined) {
+      const last = list[0]! - 1;
+      const moved = list[1 + 2 * last]!;
+      list[1 + 2 * at] = moved;
+      list[2 + 2 * at] = list[2 + 2 * last]!;
+      list[0] = last;
+      const bits = this.bitsets[key];
+      if (bits !== undefined) {
         // Dropped at a quarter of the size that made it, so that an item moving in and out does not churn it.
-        if (last * BITSET_SHARE * 4 < this.words * 32) posting.bits = undefined;
-        else posting.bits[slot >>> 5]! &= ~(1 << (slot & 31));
+        if (last * BITSET_SHARE * 4 < this.words * 32) this.bitsets[key] = undefined;
+        else bits[slot >>> 5]! &= ~(1 << (slot & 31));
       }
       // An item holds tens of distinct terms: a scan finds this one faster than keeping them sorted would cost.
       if (moved !== slot) this.slotPositions[moved]![this.slotTerms[moved]!.indexOf(id)] = at;
@@ -177,10 +185,10 @@ export class Postings {
     this.slotPositions[slot] = undefined;
   }
 
-  private bitsetOf(posting: GroupPosting): Int32Array {
+  private bitsetOf(list: GroupList): Int32Array {
     const bits = new Int32Array(this.words);
-    for (let i = 0; i < posting.size; i += 1) {
-      const slot = posting.slots[i]!;
+    for (let i = 0; i < list[0]!; i += 1) {
+      const slot = list[1 + 2 * i]!;
       bits[slot >>> 5]! |= 1 << (slot & 31);
     }
     return bits;
@@ -193,7 +201,10 @@ export class Postings {
       this.ids.set(term, id);
       this.termNames[id] = term;
       this.totals[id] = 0;
-      for (let group = 0; group < GROUP_COUNT; group += 1) this.lists[id * GROUP_COUNT + group] = undefined;
+      for (let group = 0; group < GROUP_COUNT; group += 1) {
+        this.lists[id * GROUP_COUNT + group] = undefined;
+        this.bitsets[id * GROUP_COUNT + group] = undefined;
+      }
     }
     return id;
   }
@@ -203,15 +214,6 @@ export class Postings {
     this.termNames[id] = undefined;
     this.freeIds.push(id);
   }
-}
-
-function grow(posting: GroupPosting): void {
-  const slots = new Int32Array(posting.slots.length * 2);
-  slots.set(posting.slots);
-  posting.slots = slots;
-  const entries = new Int32Array(posting.entries.length * 2);
-  entries.set(posting.entries);
-  posting.entries = entries;
 }
 
 function growInt32(old: Int32Array, size: number): Int32Array {
