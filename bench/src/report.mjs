@@ -517,9 +517,10 @@ export function markdownReport(run) {
     "",
     detailsTable(run.sizes.map((entry) => entry.kxm)),
     "",
-    "Where a packet's time goes (each phase's median over the requests, timed in a separate pass; sort is the " +
-      "partition by pool, the contradictions' ranking and building the heap of matched items; fill is popping it " +
-      "and the first-fit walk, with the packet and audit):",
+    "Where a packet's time goes (each phase's median over the requests, timed in a separate pass; score is the " +
+      "scoring of the kinds the walk reaches and the count of the others' matches; sort is splitting a kind's " +
+      "matched items into buckets and ordering them in chunks; fill is the first-fit walk, with the packet and " +
+      "audit):",
     "",
     phasesTable(run.sizes.map((entry) => entry.kxm)),
     "",

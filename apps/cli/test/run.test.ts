@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -5,6 +6,8 @@ import { fileURLToPath } from "node:url";
 import { createHubClient } from "@kxm/contract";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
+  BIN,
+  baseEnv,
   commitAll,
   expectFailureLine,
   expectJsonFailure,
@@ -69,6 +72,26 @@ async function project(planner: string[] = ["--evidence", "plan=docs/plan.md"], 
   return root;
 }
 
+/** Polls `probe` every 50 ms until it gives a value (a failed read counts as none), for at most 10 s. */
+async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 let hub: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
@@ -101,6 +124,31 @@ describe("kxm run start", () => {
     expect(prompt).toContain("- Use pnpm, not npm, in this repository (`mem_use-pnpm`)");
     expect(prompt).toContain("## 4. Predecessor Outputs");
   });
+
+  test("a second Ctrl-C exits at once with 130 and takes the agent's process group with it", async () => {
+    const root = await project();
+    const pidFile = join(root, "agent.pid");
+    // An agent that ignores SIGTERM: the first Ctrl-C's SIGTERM leaves it running for the grace period.
+    const stubborn = JSON.stringify(["sh", "-c", 'trap "" TERM; echo $$ > "$AGENT_PID_FILE"; exec sleep 60']);
+    await put(root, ".kxm/agents.yaml", `default:\n  command: ${stubborn}\n`);
+    await commitAll(root, "a stubborn agent");
+    const child = spawn(process.execPath, [BIN, "run", "start", "fix-bug", "--prompt", "p"], {
+      cwd: root,
+      env: baseEnv({ AGENT_PID_FILE: pidFile }),
+      stdio: "ignore",
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const agentPid = await waitFor(async () => Number((await readFile(pidFile, "utf8")).trim()) || undefined);
+    expect(processAlive(agentPid)).toBe(true);
+    child.kill("SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(processAlive(agentPid)).toBe(true);
+    const started = Date.now();
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    await waitFor(async () => (processAlive(agentPid) ? undefined : true));
+  }, 30_000);
 
   test("exits 1 with one line on stderr when a step fails, and --json prints the status", async () => {
     const root = await project(["--exit", "4"]);

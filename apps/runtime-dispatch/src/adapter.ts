@@ -121,6 +121,16 @@ export async function runAgent(invocation: AgentInvocation): Promise<AgentExit> 
   const timer = setTimeout(() => stop("timed_out"), invocation.adapter.timeoutMs);
   const onAbort = () => stop("cancelled");
   invocation.signal?.addEventListener("abort", onAbort, { once: true });
+  // The group is the agent's own, so a terminal's Ctrl-C does not reach it: if this process exits while the agent
+  // runs (a second Ctrl-C, process.exit), the group goes with it.
+  const onExit = () => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // The group is already gone.
+    }
+  };
+  process.on("exit", onExit);
 
   child.stdout!.on("data", (chunk: Buffer) => {
     tail.push(chunk);
@@ -165,6 +175,7 @@ export async function runAgent(invocation: AgentInvocation): Promise<AgentExit> 
     }
   }
   invocation.signal?.removeEventListener("abort", onAbort);
+  process.off("exit", onExit);
   await Promise.all([close(out), close(err)]);
   if (saveError !== undefined && result.status === "exited") {
     return { ...result, reason: saveError };

@@ -1,5 +1,5 @@
 // The public surface of @kxm/runtime-dispatch. Named exports only: adding a name here makes it public on purpose.
-export { type AgentExit, type AgentInvocation, commandLine, KILL_GRACE_MS, runAgent } from "./adapter.js";
+export { type AgentExit, type AgentInvocation, runAgent } from "./adapter.js";
 export {
   type AdapterConfig,
   AdapterSchema,
@@ -38,12 +38,11 @@ export {
   MAX_PROJECT_ITEMS,
   MAX_TASK_CHARS,
 } from "./dispatch-context.js";
-export { eventsPath, openRunLog, type RunEventName, type RunLog } from "./events.js";
+export { openRunLog, type RunEventName, type RunLog } from "./events.js";
 export {
   type ExecutedRun,
   type ExecuteRunOptions,
   executeRun,
-  predecessorOutput,
   predecessorsFromRun,
   type RunProgress,
   WITHHELD_ENV,
@@ -63,7 +62,6 @@ export {
   type RunOutcomeReport,
   type RunReporter,
   type StepReport,
-  stepSummary,
 } from "./hub-report.js";
 export {
   buildManifest,
@@ -94,7 +92,6 @@ export {
 export {
   listRunStatuses,
   loadStepResult,
-  outcomePath,
   RUN_OUTCOME_SCHEMA,
   type RunOutcome,
   RunOutcomeSchema,

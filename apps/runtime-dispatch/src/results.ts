@@ -82,6 +82,13 @@ export function outcomePath(root: string, runId: string): string {
   return join(runDir(root, runId), "outcome.json");
 }
 
+/** `executor.json`: the process executing a run, so that a run killed between two steps reads as interrupted. */
+export const ExecutorSchema = z.strictObject({ pid: z.number().int() });
+
+export function executorPath(root: string, runId: string): string {
+  return join(runDir(root, runId), "executor.json");
+}
+
 /** The latest attempt's result of each step that has one, keyed by step id. */
 async function latestResults(root: string, run: Run): Promise<Map<string, StepResult>> {
   const names = await readdir(runDir(root, run.runId)).catch(() => [] as string[]);
@@ -178,7 +185,13 @@ export async function readRunStatus(root: string, runId: string): Promise<RunSta
   let status: RunStatusName;
   if (outcome !== undefined) status = outcome.status;
   else if (interrupted) status = "interrupted";
-  else status = results.size === 0 ? "pending" : "running";
+  else if (results.size === 0) status = "pending";
+  else {
+    // No step is running: between two steps, the run is as alive as the process executing it. A run written
+    // before executor.json existed has none and reads as running, as it always did.
+    const executor = await readJsonFile(root, `.kxm/runs/${run.runId}/executor.json`, ExecutorSchema);
+    status = executor === undefined || alive(executor.pid) ? "running" : "interrupted";
+  }
   return {
     runId: run.runId,
     workflow: run.workflow.name,

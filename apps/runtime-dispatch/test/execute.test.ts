@@ -358,6 +358,23 @@ describe("status and manifests", () => {
     expect(status.status).toBe("interrupted");
     expect(status.steps[1]!.status).toBe("interrupted");
   });
+
+  it("tells a run killed between two steps from one between two steps", async () => {
+    const { root, out } = await project({ planner: [], implementer: [] });
+    await executeRun(options(root, out));
+    expect(JSON.parse(await readFile(join(root, ".kxm/runs/run_test/executor.json"), "utf8"))).toEqual({
+      pid: process.pid,
+    });
+    // As the files stand after the first step, with the executing process alive and then gone.
+    await rm(join(root, ".kxm/runs/run_test/implement.1.result.json"));
+    await rm(join(root, ".kxm/runs/run_test/outcome.json"));
+    expect((await readRunStatus(root, "run_test")).status).toBe("running");
+    const gone = spawnSync(process.execPath, ["-e", "0"]).pid;
+    await writeFile(join(root, ".kxm/runs/run_test/executor.json"), JSON.stringify({ pid: gone }));
+    const status = await readRunStatus(root, "run_test");
+    expect(status.status).toBe("interrupted");
+    expect(status.steps.map((step) => step.status)).toEqual(["completed", "pending"]);
+  });
 });
 
 describe("agents.yaml", () => {

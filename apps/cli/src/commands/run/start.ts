@@ -52,10 +52,16 @@ export default class RunStart extends KxmCommand {
         ? undefined
         : dispatch.hubReporter({ url: hubUrl, ...(token === undefined ? {} : { token }) });
 
+    // The first SIGINT or SIGTERM cancels the run: the agent's process group gets SIGTERM, then SIGKILL after a
+    // grace period, and the run is recorded as cancelled. A second one exits at once (130 or 143); the adapter
+    // kills the agent's group on the way out, so no agent is left running without kxm.
     const controller = new AbortController();
-    const cancel = () => controller.abort();
-    process.once("SIGINT", cancel);
-    process.once("SIGTERM", cancel);
+    const cancel = (signal: NodeJS.Signals) => {
+      if (controller.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
+      controller.abort();
+    };
+    process.on("SIGINT", cancel);
+    process.on("SIGTERM", cancel);
     try {
       const executed = await dispatch.executeRun({
         root,
