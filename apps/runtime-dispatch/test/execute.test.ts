@@ -434,6 +434,11 @@ describe("agents.yaml", () => {
       ],
       ["agent:\n  planner: {}\n", '.kxm/agents.yaml:1: (document): unknown key "agent"'],
       ["agents: [\n", ".kxm/agents.yaml:2: is not valid YAML"],
+      // An alias could expand one node many times over (a "billion laughs" file): refused outright.
+      [
+        "default: &agent\n  command: [x]\nagents:\n  planner: *agent\n",
+        ".kxm/agents.yaml: YAML aliases are not allowed",
+      ],
     ];
     for (const [text, message] of cases) {
       let caught: unknown;
