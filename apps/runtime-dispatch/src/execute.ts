@@ -11,7 +11,7 @@ import type { ReportResult, RunReporter } from "./hub-report.js";
 import type { PredecessorOutput } from "./prompt.js";
 import { type AgentReport, outputSnippet, readAgentReport } from "./report.js";
 import {
-  executorPath,
+  executorFileRel,
   loadStepResult,
   outcomePath,
   RUN_OUTCOME_SCHEMA,
@@ -148,7 +148,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<ExecutedRu
     ...(options.runId === undefined ? {} : { runId: options.runId }),
     ...(options.project === undefined ? {} : { project: options.project }),
   });
-  await writeFileWhole(executorPath(root, run.runId), jsonText({ pid: process.pid }));
+  await writeFileWhole(join(root, executorFileRel(run.runId)), jsonText({ pid: process.pid }));
   const log = openRunLog(root, run.runId);
   const progress = options.onProgress ?? (() => undefined);
   const report = async (call: string, send: () => Promise<ReportResult>): Promise<ReportResult> => {

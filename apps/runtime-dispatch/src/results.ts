@@ -85,8 +85,9 @@ export function outcomePath(root: string, runId: string): string {
 /** `executor.json`: the process executing a run, so that a run killed between two steps reads as interrupted. */
 export const ExecutorSchema = z.strictObject({ pid: z.number().int() });
 
-export function executorPath(root: string, runId: string): string {
-  return join(runDir(root, runId), "executor.json");
+/** The project-relative path of a run's executor.json. */
+export function executorFileRel(runId: string): string {
+  return `.kxm/runs/${runId}/executor.json`;
 }
 
 /** The latest attempt's result of each step that has one, keyed by step id. */
@@ -189,7 +190,7 @@ export async function readRunStatus(root: string, runId: string): Promise<RunSta
   else {
     // No step is running: between two steps, the run is as alive as the process executing it. A run written
     // before executor.json existed has none and reads as running, as it always did.
-    const executor = await readJsonFile(root, `.kxm/runs/${run.runId}/executor.json`, ExecutorSchema);
+    const executor = await readJsonFile(root, executorFileRel(run.runId), ExecutorSchema);
     status = executor === undefined || alive(executor.pid) ? "running" : "interrupted";
   }
   return {

@@ -631,8 +631,9 @@ export class PoolIndex {
       bits = (bits & 0x33333333) + ((bits >>> 2) & 0x33333333);
       count += Math.imul((bits + (bits >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
     }
+    // A contradiction was scored on its own before the walk: it holds a term exactly when its score is positive.
     for (const slot of contradictions) {
-      if (this.groups[slot] === group && this.scoreSlot(slot, weighed, this.norms) > 0) count -= 1;
+      if (this.groups[slot] === group && this.scores[slot]! > 0) count -= 1;
     }
     return count;
   }

@@ -38,7 +38,6 @@ export class Postings {
   /** How many live slots hold each term id, over all groups (0 for a free id). */
   private readonly totals: number[] = [];
   private readonly freeIds: number[] = [];
-  private entries = 0;
   /** Words of a bitset: one bit per slot the index has room for. */
   private words = 0;
   /** Kept so that an emptied term can be dropped from the dictionary. */
@@ -48,21 +47,6 @@ export class Postings {
   /** Per slot: its distinct term ids, and its position in each of those terms' lists of its group. */
   private readonly slotTerms: (Int32Array | undefined)[] = [];
   private readonly slotPositions: (Int32Array | undefined)[] = [];
-
-  /** How many term ids are in use or free: every id is below it. */
-  get idCount(): number {
-    return this.termNames.length;
-  }
-
-  /** Entries over all lists: the number of distinct terms summed over live slots. */
-  get entryCount(): number {
-    return this.entries;
-  }
-
-  /** The distinct term ids of a live slot. */
-  termsOf(slot: number): Int32Array | undefined {
-    return this.slotTerms[slot];
-  }
 
   /** Makes room for `capacity` slots: bitsets grow with the index's slot columns. */
   reserve(capacity: number): void {
@@ -150,7 +134,6 @@ export class Postings {
     }
     this.slotTerms[slot] = terms;
     this.slotPositions[slot] = positions;
-    this.entries += terms.length;
   }
 
   /** Removes a slot of `group` from every list it is in. */
@@ -180,7 +163,6 @@ export class Postings {
       this.totals[id]! -= 1;
       if (this.totals[id] === 0) this.release(id);
     }
-    this.entries -= terms.length;
     this.slotTerms[slot] = undefined;
     this.slotPositions[slot] = undefined;
   }
