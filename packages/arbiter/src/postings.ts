@@ -34,7 +34,8 @@ export class Postings {
   private readonly ids = new Map<string, number>();
   /** Per term id, GROUP_COUNT lists (undefined while no slot of that group holds the term), and their bitsets. */
   private readonly lists: (GroupList | undefined)[] = [];
-  private readonly bitsets: (Int32Array | undefined)[] = [];
+  /** Bitsets by list key (term id * GROUP_COUNT + group): few lists are long enough to keep one. */
+  private readonly bitsets = new Map<number, Int32Array>();
   /** How many live slots hold each term id, over all groups (0 for a free id). */
   private readonly totals: number[] = [];
   private readonly freeIds: number[] = [];
@@ -44,21 +45,22 @@ export class Postings {
   private readonly termNames: (string | undefined)[] = [];
   /** Term counts of the item being added, indexed by term id; reset to zero after each add. */
   private scratchCounts: Int32Array = new Int32Array(1024);
-  /** Per slot: its distinct term ids, and its position in each of those terms' lists of its group. */
+  /**
+   * Per slot, one array: its n distinct term ids (elements 0 to n - 1), then its position in each of those terms'
+   * lists of its group (elements n to 2n - 1). One typed array per item rather than two, for the same reason as
+   * GroupList.
+   */
   private readonly slotTerms: (Int32Array | undefined)[] = [];
-  private readonly slotPositions: (Int32Array | undefined)[] = [];
 
   /** Makes room for `capacity` slots: bitsets grow with the index's slot columns. */
   reserve(capacity: number): void {
     const words = Math.ceil(capacity / 32);
     if (words <= this.words) return;
     this.words = words;
-    for (let key = 0; key < this.bitsets.length; key += 1) {
-      const old = this.bitsets[key];
-      if (old === undefined) continue;
+    for (const [key, old] of this.bitsets) {
       const bits = new Int32Array(words);
       bits.set(old);
-      this.bitsets[key] = bits;
+      this.bitsets.set(key, bits);
     }
   }
 
@@ -74,7 +76,7 @@ export class Postings {
 
   /** The bitset of a term id's list in one group, when the list is long enough to keep one. */
   bitsOf(id: number, group: number): Int32Array | undefined {
-    return this.bitsets[id * GROUP_COUNT + group];
+    return this.bitsets.get(id * GROUP_COUNT + group);
   }
 
   /** How many live slots of a group hold a term id. */
@@ -86,9 +88,10 @@ export class Postings {
   tfOf(slot: number, id: number, group: number): number {
     const terms = this.slotTerms[slot];
     if (terms === undefined) return 0;
+    const count = terms.length >>> 1;
     const at = terms.indexOf(id);
-    if (at === -1) return 0;
-    const entry = this.lists[id * GROUP_COUNT + group]![2 + 2 * this.slotPositions[slot]![at]!]!;
+    if (at === -1 || at >= count) return 0;
+    const entry = this.lists[id * GROUP_COUNT + group]![2 + 2 * terms[count + at]!]!;
     return entry >= 0 ? entry & TF_MASK : ~entry;
   }
 
@@ -105,14 +108,15 @@ export class Postings {
       if (this.scratchCounts[id] === 0) seen.push(id);
       this.scratchCounts[id]! += 1;
     }
-    const terms = Int32Array.from(seen);
-    const positions = new Int32Array(seen.length);
+    const count = seen.length;
+    const terms = new Int32Array(2 * count);
     const packed = tokens.length < PACKED_LENGTHS;
     const length = tokens.length << TF_BITS;
     for (let i = 0; i < seen.length; i += 1) {
       const id = seen[i]!;
       const key = id * GROUP_COUNT + group;
-      let list = this.lists[key] ?? new Int32Array(1 + 2 * 2);
+      // A list starts with room for one pair (most terms of a small pool are held by one item) and doubles.
+      let list = this.lists[key] ?? new Int32Array(1 + 2);
       const size = list[0]!;
       if (1 + 2 * size === list.length) {
         const grown = new Int32Array(1 + 4 * size);
@@ -123,48 +127,50 @@ export class Postings {
       list[1 + 2 * size] = slot;
       list[2 + 2 * size] = packed ? length | this.scratchCounts[id]! : ~this.scratchCounts[id]!;
       list[0] = size + 1;
-      positions[i] = size;
-      const bits = this.bitsets[key];
+      terms[i] = id;
+      terms[count + i] = size;
+      const bits = this.bitsets.get(key);
       if (bits !== undefined) bits[slot >>> 5]! |= 1 << (slot & 31);
       else if ((size + 1) * BITSET_SHARE >= this.words * 32 && size + 1 >= 64) {
-        this.bitsets[key] = this.bitsetOf(list);
+        this.bitsets.set(key, this.bitsetOf(list));
       }
       this.totals[id]! += 1;
       this.scratchCounts[id] = 0;
     }
     this.slotTerms[slot] = terms;
-    this.slotPositions[slot] = positions;
   }
 
   /** Removes a slot of `group` from every list it is in. */
   remove(slot: number, group: number): void {
     const terms = this.slotTerms[slot];
-    const positions = this.slotPositions[slot];
-    if (terms === undefined || positions === undefined) return;
-    for (let i = 0; i < terms.length; i += 1) {
+    if (terms === undefined) return;
+    const count = terms.length >>> 1;
+    for (let i = 0; i < count; i += 1) {
       const id = terms[i]!;
       const key = id * GROUP_COUNT + group;
       const list = this.lists[key]!;
-      const at = positions[i]!;
+      const at = terms[count + i]!;
       const last = list[0]! - 1;
       const moved = list[1 + 2 * last]!;
       list[1 + 2 * at] = moved;
       list[2 + 2 * at] = list[2 + 2 * last]!;
       list[0] = last;
-      const bits = this.bitsets[key];
+      const bits = this.bitsets.get(key);
       if (bits !== undefined) {
         // Dropped at a quarter of the size that made it, so that an item moving in and out does not churn it.
-        if (last * BITSET_SHARE * 4 < this.words * 32) this.bitsets[key] = undefined;
+        if (last * BITSET_SHARE * 4 < this.words * 32) this.bitsets.delete(key);
         else bits[slot >>> 5]! &= ~(1 << (slot & 31));
       }
       // An item holds tens of distinct terms: a scan finds this one faster than keeping them sorted would cost.
-      if (moved !== slot) this.slotPositions[moved]![this.slotTerms[moved]!.indexOf(id)] = at;
+      if (moved !== slot) {
+        const movedTerms = this.slotTerms[moved]!;
+        movedTerms[(movedTerms.length >>> 1) + movedTerms.indexOf(id)] = at;
+      }
       if (last === 0) this.lists[key] = undefined;
       this.totals[id]! -= 1;
       if (this.totals[id] === 0) this.release(id);
     }
     this.slotTerms[slot] = undefined;
-    this.slotPositions[slot] = undefined;
   }
 
   private bitsetOf(list: GroupList): Int32Array {
@@ -180,13 +186,13 @@ export class Postings {
     let id = this.ids.get(term);
     if (id === undefined) {
       id = this.freeIds.pop() ?? this.termNames.length;
-      this.ids.set(term, id);
-      this.termNames[id] = term;
+      // A token of 13 characters or more is a slice that keeps its item's whole text alive; the dictionary keeps
+      // a copy of just the term instead.
+      const own = term.length < 13 ? term : flatCopy(term);
+      this.ids.set(own, id);
+      this.termNames[id] = own;
       this.totals[id] = 0;
-      for (let group = 0; group < GROUP_COUNT; group += 1) {
-        this.lists[id * GROUP_COUNT + group] = undefined;
-        this.bitsets[id * GROUP_COUNT + group] = undefined;
-      }
+      for (let group = 0; group < GROUP_COUNT; group += 1) this.lists[id * GROUP_COUNT + group] = undefined;
     }
     return id;
   }
@@ -196,6 +202,11 @@ export class Postings {
     this.termNames[id] = undefined;
     this.freeIds.push(id);
   }
+}
+
+/** A copy of a string that refers to no other string (concatenating, then slicing the result, makes one). */
+function flatCopy(text: string): string {
+  return ` ${text}`.slice(1);
 }
 
 function growInt32(old: Int32Array, size: number): Int32Array {
