@@ -3,9 +3,11 @@
 // project whose pool is `size` journal records made from the seeded pool's summaries, driven by autocannon in a
 // process of its own; a bare Fastify hello route in the same run is the yardstick for what HTTP itself costs; and
 // the same packets and recalls assembled in-process from an index over the same items, which is the "bare
-// assembly" the hub's overhead is measured against.
+// assembly" the hub's overhead is measured against. The hub's own time per request is read from its request log
+// (`durationMs`: from the request's arrival to the last byte handed to the socket), so the figure compared with bare
+// assembly leaves out what the load generator spends on its side of the loopback.
 import { fork } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +18,7 @@ import { journalEntryToItem } from "@kxm/provenance";
 import { openStore } from "@kxm/state-store";
 import Fastify from "fastify";
 import pino from "pino";
-import { collect, summarize, timeEach } from "./measure.mjs";
+import { settle, summarize, timeEach } from "./measure.mjs";
 import { generatePool, generateQueries, generateTasks, PROJECT } from "./pool.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -86,8 +88,7 @@ export async function benchHub({ size, mode }) {
     const index = new PoolIndex(items);
     /** @param {readonly object[]} requests @param {(request: any) => unknown} fn */
     const bare = (requests, fn) => {
-      for (const request of requests.slice(0, 10)) fn(request);
-      collect();
+      settle(requests, fn);
       const samples = [];
       for (let pass = 0; pass < 3; pass += 1) samples.push(...timeEach(requests, fn));
       const s = summarize(samples);
@@ -105,7 +106,27 @@ export async function benchHub({ size, mode }) {
       JSON.stringify(index.assemble({ ...body, project: PROJECT })),
     );
 
-    const logger = pino({ level: "info" }, pino.destination("/dev/null"));
+    // Written synchronously, line by line, as a hub logging to a file does; read back after each route's run.
+    const logFile = join(dir, "hub.log");
+    const logger = pino({ level: "info" }, pino.destination({ dest: logFile, sync: true }));
+    let logLines = 0;
+    /** The `durationMs` of the requests logged since the last call, as the hub measured them. */
+    const loggedDurations = () => {
+      const lines = readFileSync(logFile, "utf8")
+        .split("\n")
+        .filter((line) => line !== "");
+      const fresh = lines.slice(logLines);
+      logLines = lines.length;
+      return fresh
+        .map((line) => JSON.parse(line))
+        .filter((entry) => entry.event === "request" && entry.status === 200)
+        .map((entry) => Number(entry.durationMs));
+    };
+    /** @param {number[]} durations */
+    const inHub = (durations) => {
+      const s = summarize(durations);
+      return { n: s.n, p50: s.p50, p99: s.p99 };
+    };
     const app = await buildHub({
       store,
       adminToken: ADMIN_TOKEN,
@@ -125,9 +146,12 @@ export async function benchHub({ size, mode }) {
     const recallPath = `/v1/projects/${PROJECT}/recall`;
     // One warm-up pass loads the pool and its indexes, as the first request of a real hub would.
     await cannon(address, posts(contextPath, contextBodies(tasks.long.slice(0, 5))), 1);
+    loggedDurations();
     const helloFigures = await cannon(helloAddress, [{ method: "GET", path: "/hello" }], seconds);
     const contextLong = await cannon(address, posts(contextPath, contextBodies(tasks.long)), seconds);
+    contextLong.inHub = inHub(loggedDurations());
     const contextShort = await cannon(address, posts(contextPath, contextBodies(tasks.short)), seconds);
+    contextShort.inHub = inHub(loggedDurations());
     const recallFigures = await cannon(
       address,
       posts(
@@ -136,6 +160,7 @@ export async function benchHub({ size, mode }) {
       ),
       seconds,
     );
+    recallFigures.inHub = inHub(loggedDurations());
     await app.close();
     await hello.close();
     return {

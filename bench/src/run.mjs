@@ -3,7 +3,7 @@
 // the byte-identity check between the index and the plain functions.
 import { createHash } from "node:crypto";
 import { assemblePacket, PoolIndex, recall } from "@kxm/arbiter";
-import { collect, heapUsed, median, now, summarize, timeEach } from "./measure.mjs";
+import { collect, heapUsed, median, now, settle, summarize, timeEach } from "./measure.mjs";
 import { checkItems, generateEdits, generatePool, generateQueries, PROJECT } from "./pool.mjs";
 
 /** @typedef {import("@kxm/contract").ContextItem} ContextItem */
@@ -31,7 +31,7 @@ export const FULL_PLAN = {
   updates: 300,
   identityChecks: 4,
   builds: (size) => (size <= 2_000 ? 5 : size <= 20_000 ? 3 : 1),
-  rounds: (size) => (size <= 2_000 ? 3 : 1),
+  rounds: (size) => (size <= 20_000 ? 3 : 1),
   plain: (size) => Math.max(3, Math.min(30, Math.floor(100_000 / size))),
   warmup: (size) => (size <= 20_000 ? 100 : 40),
 };
@@ -145,8 +145,8 @@ export function benchSize(size, taskSet, plan) {
   const byRole = Object.fromEntries(ROLES.map((role) => [role, []]));
   /** @type {number[]} */
   const assembleSamples = [];
-  collect();
   for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
+    settle(requests, (request) => index.assemble(request));
     const samples = timeEach(
       requests,
       (request) => index.assemble(request),
@@ -159,16 +159,16 @@ export function benchSize(size, taskSet, plan) {
     );
     assembleSamples.push(...samples);
   }
-  collect();
   const smallSamples = [];
   for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
+    settle(smallRequests, (request) => index.assemble(request));
     smallSamples.push(...timeEach(smallRequests, (request) => index.assemble(request)));
   }
-  collect();
   /** @type {Record<string, number[]>} */
   const recallByType = { words: [], phrase: [], substring: [], miss: [] };
   const recallSamples = [];
   for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
+    settle(queries, ({ query }) => index.recall({ project: PROJECT, query }));
     const samples = timeEach(
       queries,
       ({ query }) => index.recall({ project: PROJECT, query }),
@@ -180,17 +180,17 @@ export function benchSize(size, taskSet, plan) {
   // The yardstick for recall: a bare scan for the lowercased query in every item's lowercased summary, over text
   // lowercased ahead of time (as the index keeps it), with no ranking at all.
   const lowered = items.map((item) => item.summary.toLowerCase());
-  collect();
+  /** @param {{ query: string }} query */
+  const scan = ({ query }) => {
+    const needle = query.trim().toLowerCase();
+    let found = 0;
+    for (const text of lowered) if (text.includes(needle)) found += 1;
+    return found;
+  };
   const scanSamples = [];
   for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
-    scanSamples.push(
-      ...timeEach(queries, ({ query }) => {
-        const needle = query.trim().toLowerCase();
-        let found = 0;
-        for (const text of lowered) if (text.includes(needle)) found += 1;
-        return found;
-      }),
-    );
+    settle(queries, scan);
+    scanSamples.push(...timeEach(queries, scan));
   }
 
   // Where a packet's time goes, in a pass of its own (reading the clock inside the call is not free): the median

@@ -45,6 +45,10 @@ describe("pnpm bench --smoke", () => {
       expect(stats.p95).toBeLessThanOrEqual(stats.p99);
     };
     for (const stats of [kxm.assemble, kxm.assembleShort, kxm.recall, kxm.substringScan]) sane(stats);
+    for (const phases of [kxm.phases.long, kxm.phases.short]) {
+      expect(Object.keys(phases).sort()).toEqual(["fillMs", "scoreMs", "sortMs", "tokenizeMs"]);
+      for (const value of Object.values(phases)) expect(value).toBeGreaterThanOrEqual(0);
+    }
     expect(kxm.buildMs).toBeGreaterThan(0);
     expect(peers.map((peer: { system: string }) => peer.system)).toEqual(["fts5", "wink-bm25-kxm"]);
     for (const peer of peers) {
@@ -56,6 +60,18 @@ describe("pnpm bench --smoke", () => {
     for (const route of [json.hub.contextLong, json.hub.contextShort, json.hub.recall, json.hub.hello]) {
       expect(route.total).toBeGreaterThan(0);
       expect(route.non2xx + route.errors + route.timeouts).toBe(0);
+      // Exact durations, not autocannon's whole-millisecond histogram (where a hello answer reads 0).
+      expect(route.p50).toBeGreaterThan(0);
+      expect(route.p50).toBeLessThanOrEqual(route.p90);
+      expect(route.p90).toBeLessThanOrEqual(route.p99);
+    }
+    // The hub's own time per request, read from its request log: one entry per answered request (and perhaps the
+    // one in flight when autocannon stopped counting).
+    for (const route of [json.hub.contextLong, json.hub.contextShort, json.hub.recall]) {
+      expect(route.inHub.n).toBeGreaterThanOrEqual(route.total);
+      expect(route.inHub.n).toBeLessThanOrEqual(route.total + json.hub.connections);
+      expect(route.inHub.p50).toBeGreaterThan(0);
+      expect(route.inHub.p50).toBeLessThanOrEqual(route.inHub.p99);
     }
     for (const stats of Object.values(json.hub.bare) as Stats[]) expect(stats.p50).toBeGreaterThan(0);
     if (!("skipped" in json.startup)) {

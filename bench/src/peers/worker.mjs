@@ -106,12 +106,13 @@ function benchPeer(name, job) {
 
   /** @param {readonly string[]} texts @param {number} limit */
   const timed = (texts, limit) => {
+    // As settle() does for KXM: collect first, then warm up, so the collection's after-effects are not timed.
+    collect();
     const warmupStart = now();
     for (const text of texts.slice(0, plan.warmup)) {
       if (now() - warmupStart > plan.phaseMs / 4) break;
       adapter.search(index, text, limit);
     }
-    collect();
     /** @type {number[]} */
     const hits = [];
     /** @type {number[]} */
