@@ -4,8 +4,11 @@
 // process of its own; a bare Fastify hello route in the same run is the yardstick for what HTTP itself costs; and
 // the same packets and recalls assembled in-process from an index over the same items, which is the "bare
 // assembly" the hub's overhead is measured against. The hub's own time per request is read from its request log
-// (`durationMs`: from the request's arrival to the last byte handed to the socket), so the figure compared with bare
-// assembly leaves out what the load generator spends on its side of the loopback.
+// (`durationMs`: from the request's arrival to the last byte handed to the socket), and the arbiter's own time in
+// those same requests by wrapping PoolIndex's assemble and recall (the hub and this module load the one
+// @kxm/arbiter): the two come from the same requests at the same moments, so their ratio, what the hub adds over
+// assembly, does not move with the machine's speed from one minute to the next as a comparison with the bare
+// figures, taken a minute earlier, does.
 import { fork } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -54,6 +57,8 @@ const round = (ms) => Math.round(ms * 1000) / 1000;
  * @param {{ size: number, mode: string }} job
  */
 export async function benchHub({ size, mode }) {
+  const originalAssemble = PoolIndex.prototype.assemble;
+  const originalRecall = PoolIndex.prototype.recall;
   const seconds = mode === "smoke" ? 1 : mode === "quick" ? 4 : 8;
   const dir = mkdtempSync(join(tmpdir(), "kxm-bench-hub-"));
   const store = openStore({ path: join(dir, "kxm.db") });
@@ -122,11 +127,35 @@ export async function benchHub({ size, mode }) {
         .filter((entry) => entry.event === "request" && entry.status === 200)
         .map((entry) => Number(entry.durationMs));
     };
-    /** @param {number[]} durations */
-    const inHub = (durations) => {
-      const s = summarize(durations);
-      return { n: s.n, p50: s.p50, p99: s.p99 };
+    /** The duration of every PoolIndex assemble and recall call since the last call of `arbiterDurations`. */
+    let arbiterCalls = [];
+    const arbiterDurations = () => {
+      const durations = arbiterCalls;
+      arbiterCalls = [];
+      return durations;
     };
+    /** @param {number[]} durations */
+    const stats = (durations) => {
+      const s = summarize(durations);
+      return { n: s.n, p50: round(s.p50), p99: round(s.p99) };
+    };
+    /** The hub's own time and its arbiter calls' over the requests answered since the last call. */
+    const inHub = () => ({ ...stats(loggedDurations()), arbiter: stats(arbiterDurations()) });
+    /** @template {(...args: any[]) => any} F @param {F} method @returns {F} */
+    const timed = (method) =>
+      /** @type {F} */ (
+        /** @this {PoolIndex} @param {any[]} args */
+        function timedCall(...args) {
+          const start = process.hrtime.bigint();
+          try {
+            return method.apply(this, args);
+          } finally {
+            arbiterCalls.push(Number(process.hrtime.bigint() - start) / 1e6);
+          }
+        }
+      );
+    PoolIndex.prototype.assemble = timed(originalAssemble);
+    PoolIndex.prototype.recall = timed(originalRecall);
     const app = await buildHub({
       store,
       adminToken: ADMIN_TOKEN,
@@ -146,12 +175,12 @@ export async function benchHub({ size, mode }) {
     const recallPath = `/v1/projects/${PROJECT}/recall`;
     // One warm-up pass loads the pool and its indexes, as the first request of a real hub would.
     await cannon(address, posts(contextPath, contextBodies(tasks.long.slice(0, 5))), 1);
-    loggedDurations();
+    inHub();
     const helloFigures = await cannon(helloAddress, [{ method: "GET", path: "/hello" }], seconds);
     const contextLong = await cannon(address, posts(contextPath, contextBodies(tasks.long)), seconds);
-    contextLong.inHub = inHub(loggedDurations());
+    contextLong.inHub = inHub();
     const contextShort = await cannon(address, posts(contextPath, contextBodies(tasks.short)), seconds);
-    contextShort.inHub = inHub(loggedDurations());
+    contextShort.inHub = inHub();
     const recallFigures = await cannon(
       address,
       posts(
@@ -160,7 +189,7 @@ export async function benchHub({ size, mode }) {
       ),
       seconds,
     );
-    recallFigures.inHub = inHub(loggedDurations());
+    recallFigures.inHub = inHub();
     await app.close();
     await hello.close();
     return {
@@ -175,6 +204,8 @@ export async function benchHub({ size, mode }) {
       bare: { long: bareLong, short: bareShort, recall: bareRecall, longWithJson: bareLongJson },
     };
   } finally {
+    PoolIndex.prototype.assemble = originalAssemble;
+    PoolIndex.prototype.recall = originalRecall;
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }

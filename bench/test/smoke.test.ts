@@ -72,6 +72,10 @@ describe("pnpm bench --smoke", () => {
       expect(route.inHub.n).toBeLessThanOrEqual(route.total + json.hub.connections);
       expect(route.inHub.p50).toBeGreaterThan(0);
       expect(route.inHub.p50).toBeLessThanOrEqual(route.inHub.p99);
+      // One arbiter call per request, timed inside the hub (the warm-up's calls are not among them).
+      expect(route.inHub.arbiter.n).toBeGreaterThanOrEqual(route.total);
+      expect(route.inHub.arbiter.n).toBeLessThanOrEqual(route.total + json.hub.connections);
+      expect(route.inHub.arbiter.p50).toBeGreaterThan(0);
     }
     for (const stats of Object.values(json.hub.bare) as Stats[]) expect(stats.p50).toBeGreaterThan(0);
     if (!("skipped" in json.startup)) {
