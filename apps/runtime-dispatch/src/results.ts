@@ -90,16 +90,27 @@ export function executorFileRel(runId: string): string {
   return `.kxm/runs/${runId}/executor.json`;
 }
 
-/** The latest attempt's result of each step that has one, keyed by step id. */
-async function latestResults(root: string, run: Run): Promise<Map<string, StepResult>> {
-  const names = await readdir(runDir(root, run.runId)).catch(() => [] as string[]);
+/**
+ * The latest attempt of each step that left a `<step-id>.<attempt>.<suffix>` file in the run's folder, keyed by step
+ * id (a step id may hold dots: the attempt is the last number before the suffix).
+ */
+async function latestAttempts(root: string, runId: string, suffix: string): Promise<Map<string, number>> {
+  const names = await readdir(runDir(root, runId)).catch(() => [] as string[]);
+  const ending = `.${suffix}`;
   const attempts = new Map<string, number>();
   for (const name of names) {
-    const match = /^(.+)\.(\d+)\.result\.json$/.exec(name);
+    if (!name.endsWith(ending)) continue;
+    const match = /^(.+)\.(\d+)$/.exec(name.slice(0, -ending.length));
     if (!match) continue;
     const attempt = Number(match[2]);
     if (attempt > (attempts.get(match[1]!) ?? 0)) attempts.set(match[1]!, attempt);
   }
+  return attempts;
+}
+
+/** The latest attempt's result of each step that has one, keyed by step id. */
+async function latestResults(root: string, run: Run): Promise<Map<string, StepResult>> {
+  const attempts = await latestAttempts(root, run.runId, "result.json");
   const out = new Map<string, StepResult>();
   for (const step of run.workflow.steps) {
     const attempt = attempts.get(step.id);
@@ -239,16 +250,12 @@ export async function readManifests(
   if (stepId !== undefined && !run.workflow.steps.some((step) => step.id === stepId)) {
     throw new KxmError("invalid_request", `step: run ${run.runId} has no step ${stepId}`);
   }
-  const names = await readdir(runDir(root, run.runId)).catch(() => [] as string[]);
+  const attempts = await latestAttempts(root, run.runId, "manifest.json");
   const out: DispatchManifest[] = [];
   for (const step of run.workflow.steps) {
     if (stepId !== undefined && step.id !== stepId) continue;
-    let latest = 0;
-    for (const name of names) {
-      const match = /^(.+)\.(\d+)\.manifest\.json$/.exec(name);
-      if (match && match[1] === step.id) latest = Math.max(latest, Number(match[2]));
-    }
-    if (latest === 0) continue;
+    const latest = attempts.get(step.id);
+    if (latest === undefined) continue;
     const rel = stepFileRel(run.runId, step.id, latest, "manifest.json");
     const manifest = await readJsonFile(root, rel, ManifestFileSchema);
     if (manifest !== undefined) out.push(manifest as unknown as DispatchManifest);

@@ -344,6 +344,31 @@ describe("status and manifests", () => {
     await expect(readRunStatus(root, "run_none")).rejects.toMatchObject({ code: "not_found" });
   });
 
+  it("reads each step's latest attempt, by number, for its status and its manifest", async () => {
+    const { root, out } = await project({ planner: [], implementer: [] });
+    await executeRun(options(root, out));
+    const dir = join(root, ".kxm/runs/run_test");
+    const result = JSON.parse(await read(root, ".kxm/runs/run_test/plan.1.result.json"));
+    const manifest = JSON.parse(await read(root, ".kxm/runs/run_test/plan.1.manifest.json"));
+    // Attempts 2 and 10: the latest is the larger number, not the later name.
+    for (const attempt of [2, 10]) {
+      await writeFile(
+        join(dir, `plan.${attempt}.result.json`),
+        JSON.stringify({ ...result, attempt, outcome: `retry-${attempt}` }),
+      );
+      await writeFile(join(dir, `plan.${attempt}.manifest.json`), JSON.stringify({ ...manifest, attempt }));
+    }
+    const status = await readRunStatus(root, "run_test");
+    expect(status.steps[0]).toMatchObject({ stepId: "plan", attempt: 10, outcome: "retry-10" });
+    expect(status.steps[1]).toMatchObject({ stepId: "implement", attempt: 1 });
+    const manifests = await readManifests(root, "run_test");
+    expect(manifests.map((m) => [m.stepId, m.attempt])).toEqual([
+      ["plan", 10],
+      ["implement", 1],
+    ]);
+    expect((await readManifests(root, "run_test", "plan")).map((m) => m.stepId)).toEqual(["plan"]);
+  });
+
   it("tells an interrupted run from a running one", async () => {
     const { root, out } = await project({ planner: [], implementer: [] });
     await executeRun(options(root, out));
