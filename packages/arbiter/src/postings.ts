@@ -32,7 +32,7 @@ export type GroupList = Int32Array;
  */
 export class Postings {
   private readonly ids = new Map<string, number>();
-  /** Per term id, GROUP_COUNT lists (undefined while no slot of that group holds the term), and their bitsets. */
+  /** Per term id, GROUP_COUNT lists (undefined while no slot of that group holds the term). */
   private readonly lists: (GroupList | undefined)[] = [];
   /** Bitsets by list key (term id * GROUP_COUNT + group): few lists are long enough to keep one. */
   private readonly bitsets = new Map<number, Int32Array>();
@@ -88,10 +88,9 @@ export class Postings {
   tfOf(slot: number, id: number, group: number): number {
     const terms = this.slotTerms[slot];
     if (terms === undefined) return 0;
-    const count = terms.length >>> 1;
-    const at = terms.indexOf(id);
-    if (at === -1 || at >= count) return 0;
-    const entry = this.lists[id * GROUP_COUNT + group]![2 + 2 * terms[count + at]!]!;
+    const at = termIndex(terms, id);
+    if (at === -1) return 0;
+    const entry = this.lists[id * GROUP_COUNT + group]![2 + 2 * terms[(terms.length >>> 1) + at]!]!;
     return entry >= 0 ? entry & TF_MASK : ~entry;
   }
 
@@ -161,10 +160,9 @@ export class Postings {
         if (last * BITSET_SHARE * 4 < this.words * 32) this.bitsets.delete(key);
         else bits[slot >>> 5]! &= ~(1 << (slot & 31));
       }
-      // An item holds tens of distinct terms: a scan finds this one faster than keeping them sorted would cost.
       if (moved !== slot) {
         const movedTerms = this.slotTerms[moved]!;
-        movedTerms[(movedTerms.length >>> 1) + movedTerms.indexOf(id)] = at;
+        movedTerms[(movedTerms.length >>> 1) + termIndex(movedTerms, id)] = at;
       }
       if (last === 0) this.lists[key] = undefined;
       this.totals[id]! -= 1;
@@ -186,9 +184,9 @@ export class Postings {
     let id = this.ids.get(term);
     if (id === undefined) {
       id = this.freeIds.pop() ?? this.termNames.length;
-      // A token of 13 characters or more is a slice that keeps its item's whole text alive; the dictionary keeps
-      // a copy of just the term instead.
-      const own = term.length < 13 ? term : flatCopy(term);
+      // A token of SLICE_MIN_LENGTH characters or more is a slice that keeps its item's whole text alive; the
+      // dictionary keeps a copy of just the term instead.
+      const own = term.length < SLICE_MIN_LENGTH ? term : flatCopy(term);
       this.ids.set(own, id);
       this.termNames[id] = own;
       this.totals[id] = 0;
@@ -202,6 +200,19 @@ export class Postings {
     this.termNames[id] = undefined;
     this.freeIds.push(id);
   }
+}
+
+/** V8 makes a substring of at least this many characters a slice that points into the string it was cut from. */
+const SLICE_MIN_LENGTH = 13;
+
+/**
+ * Where a term id sits among a slot's term ids (the first half of its slotTerms array), or -1. An item holds tens
+ * of distinct terms: a scan finds one faster than keeping them sorted would cost.
+ */
+function termIndex(terms: Int32Array, id: number): number {
+  const count = terms.length >>> 1;
+  for (let i = 0; i < count; i += 1) if (terms[i] === id) return i;
+  return -1;
 }
 
 /** A copy of a string that refers to no other string (concatenating, then slicing the result, makes one). */
