@@ -145,35 +145,31 @@ export function benchSize(size, taskSet, plan) {
   const byRole = Object.fromEntries(ROLES.map((role) => [role, []]));
   /** @type {number[]} */
   const assembleSamples = [];
+  /** @param {ContextRequest} request */
+  const assembleRequest = (request) => index.assemble(request);
+  /** @param {{ query: string }} query */
+  const recallQuery = ({ query }) => index.recall({ project: PROJECT, query });
   for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
-    settle(requests, (request) => index.assemble(request));
-    const samples = timeEach(
-      requests,
-      (request) => index.assemble(request),
-      (packet, request, ms) => {
-        matched.push(packet.audit.relevance.matchedCandidates);
-        candidates.push(packet.audit.candidateCount);
-        selected.push(packet.audit.selectedIds.length);
-        byRole[request.role]?.push(ms);
-      },
-    );
+    settle(requests, assembleRequest);
+    const samples = timeEach(requests, assembleRequest, (packet, request, ms) => {
+      matched.push(packet.audit.relevance.matchedCandidates);
+      candidates.push(packet.audit.candidateCount);
+      selected.push(packet.audit.selectedIds.length);
+      byRole[request.role]?.push(ms);
+    });
     assembleSamples.push(...samples);
   }
   const smallSamples = [];
   for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
-    settle(smallRequests, (request) => index.assemble(request));
-    smallSamples.push(...timeEach(smallRequests, (request) => index.assemble(request)));
+    settle(smallRequests, assembleRequest);
+    smallSamples.push(...timeEach(smallRequests, assembleRequest));
   }
   /** @type {Record<string, number[]>} */
   const recallByType = { words: [], phrase: [], substring: [], miss: [] };
   const recallSamples = [];
   for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
-    settle(queries, ({ query }) => index.recall({ project: PROJECT, query }));
-    const samples = timeEach(
-      queries,
-      ({ query }) => index.recall({ project: PROJECT, query }),
-      (_, { type }, ms) => recallByType[type]?.push(ms),
-    );
+    settle(queries, recallQuery);
+    const samples = timeEach(queries, recallQuery, (_, { type }, ms) => recallByType[type]?.push(ms));
     recallSamples.push(...samples);
   }
 

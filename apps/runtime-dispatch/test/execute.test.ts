@@ -384,7 +384,7 @@ describe("status and manifests", () => {
     expect(status.steps[1]!.status).toBe("interrupted");
   });
 
-  it("tells a run killed between two steps from one between two steps", async () => {
+  it("reads a run between two steps as running while its process lives, interrupted once it is gone", async () => {
     const { root, out } = await project({ planner: [], implementer: [] });
     await executeRun(options(root, out));
     expect(JSON.parse(await readFile(join(root, ".kxm/runs/run_test/executor.json"), "utf8"))).toEqual({
