@@ -122,11 +122,13 @@ export class PoolIndex {
     compareIds(this.records[a]!.id, this.records[b]!.id);
 
   constructor(items: Iterable<ContextItem> = []) {
-    // Bulk load: insert unsorted, then sort each ordered list once instead of inserting into it item by item.
+    // Bulk load: insert unsorted and stage the postings, then sort each ordered list once and make each postings
+    // list once at its final length, instead of inserting into them item by item.
     for (const item of items) {
       if (this.slotsById.has(item.id)) throw duplicate(item.id);
-      this.insert(item, false);
+      this.insert(item, true);
     }
+    this.postings.flush();
     for (const orders of this.staticOrder) for (const order of orders) order.sort(this.compareStatic);
     this.recallById.sort(this.compareSlotIds);
   }
@@ -153,20 +155,20 @@ export class PoolIndex {
   /** Adds an item; an id already present is refused (`invalid_request`). */
   add(item: ContextItem): void {
     if (this.slotsById.has(item.id)) throw duplicate(item.id);
-    this.insert(item, true);
+    this.insert(item, false);
   }
 
   /** Replaces the item with the same id; an unknown id is refused (`not_found`). */
   replace(item: ContextItem): void {
     if (!this.remove(item.id))
       throw new KxmError("not_found", `the index holds no item with id "${item.id}"`);
-    this.insert(item, true);
+    this.insert(item, false);
   }
 
   /** Adds the item, or replaces the one with the same id. */
   upsert(item: ContextItem): void {
     this.remove(item.id);
-    this.insert(item, true);
+    this.insert(item, false);
   }
 
   /** Removes an item by id; returns whether it was there. */
@@ -692,7 +694,8 @@ export class PoolIndex {
     }
   }
 
-  private insert(item: ContextItem, keepSorted: boolean): void {
+  /** Indexes an item; while `bulk` loading, its postings are staged and its ordered lists left for a sort. */
+  private insert(item: ContextItem, bulk: boolean): void {
     const slot = this.freeSlots.pop() ?? this.records.length;
     if (slot >= this.capacity) this.grow(slot + 1);
     const live = isLive(item);
@@ -726,12 +729,13 @@ export class PoolIndex {
     addPairs(signature, lowerSummary);
     if (item.stateKey !== undefined) addPairs(signature, this.lowerStateKeys[slot]!);
     const group = this.groupOf(slot);
-    this.postings.add(slot, tokens, group);
+    if (bulk) this.postings.stage(slot, tokens, group);
+    else this.postings.add(slot, tokens, group);
     this.groupMembers[group]![slot >>> 5]! |= 1 << (slot & 31);
     this.groupCounts[group]! += 1;
     this.groupLengths[group]! += tokens.length;
-    if (!(this.flags[slot]! & INERT)) insertInto(this.orderOf(slot), slot, this.compareStatic, keepSorted);
-    if (this.kinds[slot] !== SKILL) insertInto(this.recallById, slot, this.compareSlotIds, keepSorted);
+    if (!(this.flags[slot]! & INERT)) insertInto(this.orderOf(slot), slot, this.compareStatic, !bulk);
+    if (this.kinds[slot] !== SKILL) insertInto(this.recallById, slot, this.compareSlotIds, !bulk);
     const cost = this.costs[slot]!;
     this.costCounts.set(cost, (this.costCounts.get(cost) ?? 0) + 1);
     if (cost < this.minCost) this.minCost = cost;

@@ -51,6 +51,11 @@ export class Postings {
    * GroupList.
    */
   private readonly slotTerms: (Int32Array | undefined)[] = [];
+  /** Staged slots and their groups, in pairs, in the order staged (see `stage`). */
+  private staged: number[] = [];
+  /** The keys of the lists that staged slots go to, in first-staged order, and how many each gets by list key. */
+  private stagedKeys: number[] = [];
+  private stagedCounts: Int32Array = new Int32Array(1024);
 
   /** Makes room for `capacity` slots: bitsets grow with the index's slot columns. */
   reserve(capacity: number): void {
@@ -99,6 +104,78 @@ export class Postings {
    * buffer, so no per-item map is built.
    */
   add(slot: number, tokens: readonly string[], group: number): void {
+    const terms = this.termsOf(slot, tokens);
+    const count = terms.length >>> 1;
+    for (let i = 0; i < count; i += 1) {
+      const key = terms[i]! * GROUP_COUNT + group;
+      // A list starts with room for one pair (most terms of a small pool are held by one item) and doubles.
+      let list = this.lists[key] ?? new Int32Array(1 + 2);
+      const size = list[0]!;
+      if (1 + 2 * size === list.length) {
+        const grown = new Int32Array(1 + 4 * size);
+        grown.set(list);
+        list = grown;
+      }
+      this.lists[key] = list;
+      list[1 + 2 * size] = slot;
+      list[2 + 2 * size] = terms[count + i]!;
+      list[0] = size + 1;
+      terms[count + i] = size;
+      const bits = this.bitsets.get(key);
+      if (bits !== undefined) bits[slot >>> 5]! |= 1 << (slot & 31);
+      else if (this.wantsBitset(size + 1)) this.bitsets.set(key, this.bitsetOf(list));
+    }
+  }
+
+  /**
+   * Adds a slot's tokens as `add` does, but leaves its pairs out of the lists until `flush`, which makes each list
+   * once at its final length: loading a pool then allocates no list twice and copies none. Only a bulk load into an
+   * empty index calls it (every item staged, then one `flush`): until then the staged slots are in no list.
+   */
+  stage(slot: number, tokens: readonly string[], group: number): void {
+    const terms = this.termsOf(slot, tokens);
+    const count = terms.length >>> 1;
+    for (let i = 0; i < count; i += 1) {
+      const key = terms[i]! * GROUP_COUNT + group;
+      if (key >= this.stagedCounts.length) this.stagedCounts = growInt32(this.stagedCounts, key + 1);
+      if (this.stagedCounts[key] === 0) this.stagedKeys.push(key);
+      this.stagedCounts[key]! += 1;
+    }
+    this.staged.push(slot, group);
+  }
+
+  /** Makes the lists of every staged slot, each in the order staged, as `add` would have one slot at a time. */
+  flush(): void {
+    const { stagedCounts, stagedKeys, staged } = this;
+    for (const key of stagedKeys) this.lists[key] = new Int32Array(1 + 2 * stagedCounts[key]!);
+    for (let at = 0; at < staged.length; at += 2) {
+      const slot = staged[at]!;
+      const group = staged[at + 1]!;
+      const terms = this.slotTerms[slot]!;
+      const count = terms.length >>> 1;
+      for (let i = 0; i < count; i += 1) {
+        const list = this.lists[terms[i]! * GROUP_COUNT + group]!;
+        const size = list[0]!;
+        list[1 + 2 * size] = slot;
+        list[2 + 2 * size] = terms[count + i]!;
+        list[0] = size + 1;
+        terms[count + i] = size;
+      }
+    }
+    for (const key of stagedKeys) {
+      const list = this.lists[key]!;
+      if (this.wantsBitset(list[0]!)) this.bitsets.set(key, this.bitsetOf(list));
+    }
+    this.stagedCounts = new Int32Array(1024);
+    this.stagedKeys = [];
+    this.staged = [];
+  }
+
+  /**
+   * Interns a slot's tokens and records them as its slotTerms array: its distinct term ids, each followed (in the
+   * second half) by its packed entry, which `add` and `flush` replace with the pair's position in the list.
+   */
+  private termsOf(slot: number, tokens: readonly string[]): Int32Array {
     const seen: number[] = [];
     for (const token of tokens) {
       const id = this.intern(token);
@@ -111,32 +188,20 @@ export class Postings {
     const terms = new Int32Array(2 * count);
     const packed = tokens.length < PACKED_LENGTHS;
     const length = tokens.length << TF_BITS;
-    for (let i = 0; i < seen.length; i += 1) {
+    for (let i = 0; i < count; i += 1) {
       const id = seen[i]!;
-      const key = id * GROUP_COUNT + group;
-      // A list starts with room for one pair (most terms of a small pool are held by one item) and doubles.
-      let list = this.lists[key] ?? new Int32Array(1 + 2);
-      const size = list[0]!;
-      if (1 + 2 * size === list.length) {
-        const grown = new Int32Array(1 + 4 * size);
-        grown.set(list);
-        list = grown;
-      }
-      this.lists[key] = list;
-      list[1 + 2 * size] = slot;
-      list[2 + 2 * size] = packed ? length | this.scratchCounts[id]! : ~this.scratchCounts[id]!;
-      list[0] = size + 1;
       terms[i] = id;
-      terms[count + i] = size;
-      const bits = this.bitsets.get(key);
-      if (bits !== undefined) bits[slot >>> 5]! |= 1 << (slot & 31);
-      else if ((size + 1) * BITSET_SHARE >= this.words * 32 && size + 1 >= 64) {
-        this.bitsets.set(key, this.bitsetOf(list));
-      }
+      terms[count + i] = packed ? length | this.scratchCounts[id]! : ~this.scratchCounts[id]!;
       this.totals[id]! += 1;
       this.scratchCounts[id] = 0;
     }
     this.slotTerms[slot] = terms;
+    return terms;
+  }
+
+  /** Whether a list of `size` pairs without a bitset should get one. */
+  private wantsBitset(size: number): boolean {
+    return size * BITSET_SHARE >= this.words * 32 && size >= 64;
   }
 
   /** Removes a slot of `group` from every list it is in. */
