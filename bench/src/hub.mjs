@@ -1,14 +1,14 @@
 // @ts-check
-// The hub under load on loopback: a real hub (Fastify, SQLite store, pino logging to /dev/null) serving one
-// project whose pool is `size` journal records made from the seeded pool's summaries, driven by autocannon in a
-// process of its own; a bare Fastify hello route in the same run is the yardstick for what HTTP itself costs; and
-// the same packets and recalls assembled in-process from an index over the same items, which is the "bare
-// assembly" the hub's overhead is measured against. The hub's own time per request is read from its request log
-// (`durationMs`: from the request's arrival to the last byte handed to the socket), and the arbiter's own time in
-// those same requests by wrapping PoolIndex's assemble and recall (the hub and this module load the one
-// @kxm/arbiter): the two come from the same requests at the same moments, so their ratio, what the hub adds over
-// assembly, does not move with the machine's speed from one minute to the next as a comparison with the bare
-// figures, taken a minute earlier, does.
+// The hub under load on loopback: a real hub (Fastify, SQLite store, pino logging to a file) serving one project
+// whose pool is `size` journal records made from the seeded pool's summaries, driven by autocannon in a process of
+// its own. Two yardsticks run in the same process: a Fastify hello route, for what HTTP itself costs, and the bare
+// route, a Fastify route that answers the same requests from an in-process index over the same items with nothing
+// else around the arbiter's call, for what serving an assembly costs without the hub. The hub and the bare route
+// take turns in short bursts, so both meet the machine at the same speed (it drifts by a third from one minute to
+// the next). The hub's own time per request is read from its request log (`durationMs`: from the request's arrival
+// to the last byte handed to the socket), the bare route's from the same Fastify clock, and the arbiter's own time
+// in those same requests by wrapping PoolIndex's assemble and recall (the hub and this module load the one
+// @kxm/arbiter). The in-process figures of the same calls without HTTP are kept too.
 import { fork } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,7 +21,7 @@ import { journalEntryToItem } from "@kxm/provenance";
 import { openStore } from "@kxm/state-store";
 import Fastify from "fastify";
 import pino from "pino";
-import { settle, summarize, timeEach } from "./measure.mjs";
+import { percentile, settle, summarize, timeEach } from "./measure.mjs";
 import { generatePool, generateQueries, generateTasks, PROJECT } from "./pool.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -48,6 +48,32 @@ function cannon(url, requests, durationSeconds) {
     );
     child.send({ url, connections: 1, durationSeconds, requests });
   });
+}
+
+/** A route's turn under load: the hub and the bare route alternate in bursts of this many seconds. */
+const BURST_SECONDS = 2;
+
+/**
+ * One route's figures from the bursts autocannon ran against it: percentiles over every response of every burst.
+ * @param {readonly any[]} runs
+ */
+function pooled(runs) {
+  const durations = runs.flatMap((run) => run.durations);
+  const total = runs.reduce((sum, run) => sum + run.total, 0);
+  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
+  /** @param {string} key */
+  const sum = (key) => runs.reduce((n, run) => n + run[key], 0);
+  return {
+    p50: percentile(durations, 0.5),
+    p90: percentile(durations, 0.9),
+    p99: percentile(durations, 0.99),
+    mean: durations.reduce((n, ms) => n + ms, 0) / durations.length,
+    requestsPerSecond: total / seconds,
+    total,
+    non2xx: sum("non2xx"),
+    errors: sum("errors"),
+    timeouts: sum("timeouts"),
+  };
 }
 
 /** @param {number} ms */
@@ -139,8 +165,6 @@ export async function benchHub({ size, mode }) {
       const s = summarize(durations);
       return { n: s.n, p50: round(s.p50), p99: round(s.p99) };
     };
-    /** The hub's own time and its arbiter calls' over the requests answered since the last call. */
-    const inHub = () => ({ ...stats(loggedDurations()), arbiter: stats(arbiterDurations()) });
     /** @template {(...args: any[]) => any} F @param {F} method @returns {F} */
     const timed = (method) =>
       /** @type {F} */ (
@@ -166,6 +190,23 @@ export async function benchHub({ size, mode }) {
     const hello = Fastify();
     hello.get("/hello", async () => ({ hello: "world" }));
     const helloAddress = await hello.listen({ host: "127.0.0.1", port: 0 });
+    // The bare route: the same assembly and recall, from the in-process index over the same items, served by a
+    // Fastify route with nothing else (no auth, validation, rate limit, log or pool lookup), answering the
+    // arbiter's result as Fastify serializes it. Its time per request is Fastify's own, as the hub's log reads it.
+    const bareRoute = Fastify();
+    /** @type {number[]} */
+    let bareTimes = [];
+    bareRoute.addHook("onResponse", async (_request, reply) => {
+      // Rounded to 0.1 ms as the hub's log rounds `durationMs`, so that both are read alike.
+      if (reply.statusCode === 200) bareTimes.push(Math.round(reply.elapsedTime * 10) / 10);
+    });
+    bareRoute.post("/context", async (request) =>
+      index.assemble({ .../** @type {any} */ (request.body), project: PROJECT }),
+    );
+    bareRoute.post("/recall", async (request) =>
+      index.recall({ .../** @type {any} */ (request.body), project: PROJECT }),
+    );
+    const bareAddress = await bareRoute.listen({ host: "127.0.0.1", port: 0 });
 
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     /** @param {string} path @param {readonly object[]} bodies */
@@ -173,34 +214,65 @@ export async function benchHub({ size, mode }) {
       bodies.map((body) => ({ method: "POST", path, headers, body: JSON.stringify(body) }));
     const contextPath = `/v1/projects/${PROJECT}/context`;
     const recallPath = `/v1/projects/${PROJECT}/recall`;
-    // One warm-up pass loads the pool and its indexes, as the first request of a real hub would.
+    // One warm-up pass loads the pool and its indexes, as the first request of a real hub would; the bare route
+    // is warmed the same way.
     await cannon(address, posts(contextPath, contextBodies(tasks.long.slice(0, 5))), 1);
-    inHub();
-    const helloFigures = await cannon(helloAddress, [{ method: "GET", path: "/hello" }], seconds);
-    const contextLong = await cannon(address, posts(contextPath, contextBodies(tasks.long)), seconds);
-    contextLong.inHub = inHub();
-    const contextShort = await cannon(address, posts(contextPath, contextBodies(tasks.short)), seconds);
-    contextShort.inHub = inHub();
-    const recallFigures = await cannon(
-      address,
-      posts(
-        recallPath,
-        queries.map((query) => ({ query })),
-      ),
-      seconds,
+    await cannon(bareAddress, posts("/context", contextBodies(tasks.long.slice(0, 5))), 1);
+    loggedDurations();
+    arbiterDurations();
+    bareTimes = [];
+    const helloFigures = pooled([await cannon(helloAddress, [{ method: "GET", path: "/hello" }], seconds)]);
+
+    // The hub and the bare route take turns in bursts, so that both meet the machine at the same speed.
+    const bursts = Math.max(1, Math.floor(seconds / BURST_SECONDS));
+    const burstSeconds = Math.min(seconds, BURST_SECONDS);
+    /** @param {string} hubPath @param {string} barePath @param {readonly object[]} bodies */
+    const alternate = async (hubPath, barePath, bodies) => {
+      const hubRuns = [];
+      const bareRuns = [];
+      /** @type {number[]} */
+      const hubTimes = [];
+      /** @type {number[]} */
+      const hubArbiter = [];
+      /** @type {number[]} */
+      const bareServer = [];
+      /** @type {number[]} */
+      const bareArbiter = [];
+      for (let burst = 0; burst < bursts; burst += 1) {
+        hubRuns.push(await cannon(address, posts(hubPath, bodies), burstSeconds));
+        hubTimes.push(...loggedDurations());
+        hubArbiter.push(...arbiterDurations());
+        bareRuns.push(await cannon(bareAddress, posts(barePath, bodies), burstSeconds));
+        bareServer.push(...bareTimes);
+        bareTimes = [];
+        bareArbiter.push(...arbiterDurations());
+      }
+      return {
+        hub: { ...pooled(hubRuns), inHub: { ...stats(hubTimes), arbiter: stats(hubArbiter) } },
+        bare: { ...pooled(bareRuns), inServer: { ...stats(bareServer), arbiter: stats(bareArbiter) } },
+      };
+    };
+    const contextLong = await alternate(contextPath, "/context", contextBodies(tasks.long));
+    const contextShort = await alternate(contextPath, "/context", contextBodies(tasks.short));
+    const recallRoute = await alternate(
+      recallPath,
+      "/recall",
+      queries.map((query) => ({ query })),
     );
-    recallFigures.inHub = inHub();
     await app.close();
     await hello.close();
+    await bareRoute.close();
     return {
       system: "hub",
       size,
       connections: 1,
       seconds,
+      bursts,
       hello: helloFigures,
-      contextLong,
-      contextShort,
-      recall: recallFigures,
+      contextLong: contextLong.hub,
+      contextShort: contextShort.hub,
+      recall: recallRoute.hub,
+      bareRoute: { contextLong: contextLong.bare, contextShort: contextShort.bare, recall: recallRoute.bare },
       bare: { long: bareLong, short: bareShort, recall: bareRecall, longWithJson: bareLongJson },
     };
   } finally {

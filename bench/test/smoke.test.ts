@@ -56,8 +56,17 @@ describe("pnpm bench --smoke", () => {
       expect(peer.long.medianHits).toBe(100);
       expect(peer.buildMs).toBeGreaterThan(0);
     }
-    // The hub served every request it was sent, on loopback, under autocannon.
-    for (const route of [json.hub.contextLong, json.hub.contextShort, json.hub.recall, json.hub.hello]) {
+    // The hub and the bare route served every request they were sent, on loopback, under autocannon.
+    const { bareRoute } = json.hub;
+    for (const route of [
+      json.hub.contextLong,
+      json.hub.contextShort,
+      json.hub.recall,
+      json.hub.hello,
+      bareRoute.contextLong,
+      bareRoute.contextShort,
+      bareRoute.recall,
+    ]) {
       expect(route.total).toBeGreaterThan(0);
       expect(route.non2xx + route.errors + route.timeouts).toBe(0);
       // Exact durations, not autocannon's whole-millisecond histogram (where a hello answer reads 0).
@@ -65,17 +74,25 @@ describe("pnpm bench --smoke", () => {
       expect(route.p50).toBeLessThanOrEqual(route.p90);
       expect(route.p90).toBeLessThanOrEqual(route.p99);
     }
-    // The hub's own time per request, read from its request log: one entry per answered request (and perhaps the
-    // one in flight when autocannon stopped counting).
-    for (const route of [json.hub.contextLong, json.hub.contextShort, json.hub.recall]) {
-      expect(route.inHub.n).toBeGreaterThanOrEqual(route.total);
-      expect(route.inHub.n).toBeLessThanOrEqual(route.total + json.hub.connections);
-      expect(route.inHub.p50).toBeGreaterThan(0);
-      expect(route.inHub.p50).toBeLessThanOrEqual(route.inHub.p99);
-      // One arbiter call per request, timed inside the hub (the warm-up's calls are not among them).
-      expect(route.inHub.arbiter.n).toBeGreaterThanOrEqual(route.total);
-      expect(route.inHub.arbiter.n).toBeLessThanOrEqual(route.total + json.hub.connections);
-      expect(route.inHub.arbiter.p50).toBeGreaterThan(0);
+    // Each server's own time per request (the hub's from its request log): one entry per answered request, and
+    // perhaps the one in flight when a burst stopped counting.
+    const inFlight = json.hub.connections * json.hub.bursts;
+    for (const [route, server] of [
+      [json.hub.contextLong, json.hub.contextLong.inHub],
+      [json.hub.contextShort, json.hub.contextShort.inHub],
+      [json.hub.recall, json.hub.recall.inHub],
+      [bareRoute.contextLong, bareRoute.contextLong.inServer],
+      [bareRoute.contextShort, bareRoute.contextShort.inServer],
+      [bareRoute.recall, bareRoute.recall.inServer],
+    ]) {
+      expect(server.n).toBeGreaterThanOrEqual(route.total);
+      expect(server.n).toBeLessThanOrEqual(route.total + inFlight);
+      expect(server.p50).toBeGreaterThan(0);
+      expect(server.p50).toBeLessThanOrEqual(server.p99);
+      // One arbiter call per request, timed inside that server (the warm-ups' calls are not among them).
+      expect(server.arbiter.n).toBeGreaterThanOrEqual(route.total);
+      expect(server.arbiter.n).toBeLessThanOrEqual(route.total + inFlight);
+      expect(server.arbiter.p50).toBeGreaterThan(0);
     }
     for (const stats of Object.values(json.hub.bare) as Stats[]) expect(stats.p50).toBeGreaterThan(0);
     if (!("skipped" in json.startup)) {
