@@ -4,7 +4,8 @@ import { describe, expect, test } from "vitest";
 
 /**
  * behaviour.md section 1 step by step, with none of tokenize's shortcuts (skipping NFKC for ASCII, a plain
- * character class for lowercased ASCII, no separate all-digit test): the reference tokenize must agree with.
+ * character class for lowercased ASCII, two splits for other text, no separate all-digit test): the reference
+ * tokenize must agree with.
  */
 function specTokens(text: string): string[] {
   const tokens: string[] = [];
@@ -36,6 +37,18 @@ const textArb = fc
       {
         weight: 1,
         arbitrary: fc.constantFrom("Ünïcode", "ＦＵＬＬ", "ﬁles", "٣٤٥", "Ⅻs", "ΣΑΣ", "İstanbul", "½s"),
+      },
+      {
+        // Non-ASCII separators inside a word, combining marks, astral characters and a lone surrogate.
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          "em—dash",
+          "naïve·café",
+          "e\u0301te\u0301s",
+          "ok😀go",
+          "x\ud800yz",
+          "a\u00a0bc",
+        ),
       },
     ),
     { maxLength: 40 },
