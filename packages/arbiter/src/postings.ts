@@ -53,8 +53,9 @@ export class Postings {
   private readonly slotTerms: (Int32Array | undefined)[] = [];
   /** Staged slots and their groups, in pairs, in the order staged (see `stage`). */
   private staged: number[] = [];
-  /** The keys of the lists that staged slots go to, in first-staged order, and how many each gets by list key. */
+  /** The keys of the lists that staged slots go to, in first-staged order. */
   private stagedKeys: number[] = [];
+  /** By list key, how many staged slots go to that list. */
   private stagedCounts: Int32Array = new Int32Array(1024);
 
   /** Makes room for `capacity` slots: bitsets grow with the index's slot columns. */
