@@ -3,7 +3,7 @@ import { type ContextItem, type ContextRequest, PACKET_SECTIONS, rolePolicy } fr
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { contradictionsArb, itemArb, poolArb, recallRequestArb, requestArb } from "./arbitraries.js";
-import { bytes } from "./helpers.js";
+import { bytes, item } from "./helpers.js";
 
 const RUNS = { numRuns: 300 };
 
@@ -184,6 +184,48 @@ describe("the index under edits", () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  test("a pool loaded in bulk answers as one added item by item, with lists long enough for bitsets", () => {
+    // 300 items, half knowledge and half evidence, that all hold "shared" and "term": lists past 64 entries, which
+    // the bulk load gives bitsets (the random pools above stay too small for any).
+    const words = ["gate", "deploy", "canary", "rollback", "flaky", "cache"];
+    const pool = Array.from({ length: 300 }, (_, i) =>
+      item({
+        id: `k${String(i).padStart(3, "0")}`,
+        summary: `${words[i % 6]} ${words[(i * 7) % 5]} shared term ${i}${i % 10 === 0 ? " rare" : ""}`,
+        kind: i % 2 === 0 ? "knowledge" : "evidence",
+        confidence: i % 3 === 0 ? "verified" : "probable",
+        observedAt: `2026-0${1 + (i % 9)}-01T00:00:00.000Z`,
+      }),
+    );
+    const requests: ContextRequest[] = [
+      { project: "demo", role: "implementer", task: "shared gate canary rare" },
+      // A budget that fills on knowledge: the evidence the walk never reaches is counted from the lists' bitsets.
+      { project: "demo", role: "implementer", task: "shared term flaky", budgetTokens: 512 },
+      { project: "demo", role: "planner", task: "term rollback", budgetTokens: 512 },
+    ];
+    const bulk = new PoolIndex(pool);
+    const oneByOne = new PoolIndex();
+    for (const entry of pool) oneByOne.add(entry);
+    const check = (items: readonly ContextItem[]) => {
+      for (const request of requests) {
+        const expected = bytes(assemblePacket(items, request));
+        expect(bytes(bulk.assemble(request))).toBe(expected);
+        expect(bytes(oneByOne.assemble(request))).toBe(expected);
+      }
+      const expected = bytes(recall(items, { project: "demo", query: "shared term" }));
+      expect(bytes(bulk.recall({ project: "demo", query: "shared term" }))).toBe(expected);
+      expect(bytes(oneByOne.recall({ project: "demo", query: "shared term" }))).toBe(expected);
+    };
+    check(pool);
+    // Removals move pairs within lists and drop bitsets; adding back puts new pairs at the ends.
+    const third = (entry: ContextItem) => Number(entry.id.slice(1)) % 3 === 0;
+    for (const index of [bulk, oneByOne]) for (const entry of pool.filter(third)) index.remove(entry.id);
+    check(pool.filter((entry) => !third(entry)));
+    const back = pool.slice(0, 30).filter(third);
+    for (const index of [bulk, oneByOne]) for (const entry of back) index.add(entry);
+    check(pool.filter((entry, i) => i < 30 || !third(entry)));
   });
 
   test("add refuses a present id; replace refuses an unknown one; remove reports absence", () => {

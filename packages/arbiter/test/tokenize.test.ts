@@ -25,35 +25,44 @@ function specTokens(text: string): string[] {
   return tokens;
 }
 
-/** Text mixing ASCII words, digits, punctuation and some non-ASCII letters, digits and compatibility forms. */
+/**
+ * Text mixing ASCII words, digits, punctuation and some non-ASCII letters, digits and compatibility forms, joined by
+ * ASCII and non-ASCII separators (or none), so that runs such as "—." and letters beside an emoji occur.
+ */
 const textArb = fc
   .array(
-    fc.oneof(
-      {
-        weight: 6,
-        arbitrary: fc.constantFrom("the", "Gates", "CLASSES", "Berries", "status", "is", "1990s", "42"),
-      },
-      { weight: 4, arbitrary: fc.string({ unit: "grapheme-ascii", maxLength: 12 }) },
-      {
-        weight: 1,
-        arbitrary: fc.constantFrom("Ünïcode", "ＦＵＬＬ", "ﬁles", "٣٤٥", "Ⅻs", "ΣΑΣ", "İstanbul", "½s"),
-      },
-      {
-        // Non-ASCII separators inside a word, combining marks, astral characters and a lone surrogate.
-        weight: 1,
-        arbitrary: fc.constantFrom(
-          "em—dash",
-          "naïve·café",
-          "e\u0301te\u0301s",
-          "ok😀go",
-          "x\ud800yz",
-          "a\u00a0bc",
-        ),
-      },
+    fc.tuple(
+      fc.oneof(
+        {
+          weight: 6,
+          arbitrary: fc.constantFrom("the", "Gates", "CLASSES", "Berries", "status", "is", "1990s", "42"),
+        },
+        { weight: 4, arbitrary: fc.string({ unit: "grapheme-ascii", maxLength: 12 }) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom("Ünïcode", "ＦＵＬＬ", "ﬁles", "٣٤٥", "Ⅻs", "ΣΑΣ", "İstanbul", "½s"),
+        },
+        {
+          // Non-ASCII separators inside a word, combining marks, astral letters (Deseret capitals lowercase to
+          // astral letters), an emoji and a lone surrogate.
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            "em—dash",
+            "naïve·café",
+            "e\u0301te\u0301s",
+            "ok😀go",
+            "x\ud800yz",
+            "a\u00a0bc",
+            "𠀀𠀁",
+            "𐐀𐐁x",
+          ),
+        },
+      ),
+      fc.constantFrom(" ", " ", "", "-", "—", ". ", "·", "\u00a0", "😀", "\ud800"),
     ),
     { maxLength: 40 },
   )
-  .map((words) => words.join(" "));
+  .map((pairs) => pairs.map(([word, separator]) => word + separator).join(""));
 
 describe("tokenize", () => {
   test("gives the behaviour.md example tokens", () => {
