@@ -25,7 +25,8 @@ process.once("message", async (/** @type {any} */ job) => {
     {
       durations,
       total: result.requests.total,
-      seconds: job.durationSeconds,
+      // How long the burst really ran (autocannon stops at the first response after its duration).
+      seconds: result.duration,
       non2xx: result.non2xx,
       errors: result.errors,
       timeouts: result.timeouts,

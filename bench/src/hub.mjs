@@ -4,8 +4,8 @@
 // its own. Two yardsticks run in the same process: a Fastify hello route, for what HTTP itself costs, and the bare
 // route, a Fastify route that answers the same requests from an in-process index over the same items with nothing
 // else around the arbiter's call, for what serving an assembly costs without the hub. The hub and the bare route
-// take turns in short bursts, so both meet the machine at the same speed (it drifts by a third from one minute to
-// the next). The hub's own time per request is read from its request log (`durationMs`: from the request's arrival
+// take turns in short bursts, each going first in every other one, so that both meet the machine at the same speed
+// (it drifts by a quarter or more from one minute to the next) and neither always follows the other. The hub's own time per request is read from its request log (`durationMs`: from the request's arrival
 // to the last byte handed to the socket), the bare route's from the same Fastify clock, and the arbiter's own time
 // in those same requests by wrapping PoolIndex's assemble and recall (the hub and this module load the one
 // @kxm/arbiter). The in-process figures of the same calls without HTTP are kept too.
@@ -53,6 +53,9 @@ function cannon(url, requests, durationSeconds) {
 /** A route's turn under load: the hub and the bare route alternate in bursts of this many seconds. */
 const BURST_SECONDS = 2;
 
+/** Long enough for a request that was in flight when a burst stopped to be answered (and logged). */
+const idle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
 /**
  * One route's figures from the bursts autocannon ran against it: percentiles over every response of every burst.
  * @param {readonly any[]} runs
@@ -87,6 +90,8 @@ export async function benchHub({ size, mode }) {
   const originalRecall = PoolIndex.prototype.recall;
   const seconds = mode === "smoke" ? 1 : mode === "quick" ? 4 : 8;
   const dir = mkdtempSync(join(tmpdir(), "kxm-bench-hub-"));
+  /** @type {{ close: () => Promise<unknown> }[]} */
+  const servers = [];
   const store = openStore({ path: join(dir, "kxm.db") });
   try {
     const now = new Date("2026-09-01T00:00:00Z");
@@ -115,25 +120,27 @@ export async function benchHub({ size, mode }) {
     /** @param {readonly string[]} texts */
     const contextBodies = (texts) => texts.map((task) => ({ role: ROLE, task }));
 
-    // Bare: the same requests against an index over the same items, in this process, one call at a time.
+    // In-process: the same requests against an index over the same items, in this process, one call at a time.
     const index = new PoolIndex(items);
     /** @param {readonly object[]} requests @param {(request: any) => unknown} fn */
-    const bare = (requests, fn) => {
+    const inProcess = (requests, fn) => {
       settle(requests, fn);
       const samples = [];
       for (let pass = 0; pass < 3; pass += 1) samples.push(...timeEach(requests, fn));
       const s = summarize(samples);
       return { n: s.n, p50: round(s.p50), p99: round(s.p99) };
     };
-    const bareLong = bare(contextBodies(tasks.long), (body) => index.assemble({ ...body, project: PROJECT }));
-    const bareShort = bare(contextBodies(tasks.short), (body) =>
+    const inProcessLong = inProcess(contextBodies(tasks.long), (body) =>
       index.assemble({ ...body, project: PROJECT }),
     );
-    const bareRecall = bare(
+    const inProcessShort = inProcess(contextBodies(tasks.short), (body) =>
+      index.assemble({ ...body, project: PROJECT }),
+    );
+    const inProcessRecall = inProcess(
       queries.map((query) => ({ query })),
       (body) => index.recall({ ...body, project: PROJECT }),
     );
-    const bareLongJson = bare(contextBodies(tasks.long), (body) =>
+    const inProcessLongJson = inProcess(contextBodies(tasks.long), (body) =>
       JSON.stringify(index.assemble({ ...body, project: PROJECT })),
     );
 
@@ -153,11 +160,14 @@ export async function benchHub({ size, mode }) {
         .filter((entry) => entry.event === "request" && entry.status === 200)
         .map((entry) => Number(entry.durationMs));
     };
-    /** The duration of every PoolIndex assemble and recall call since the last call of `arbiterDurations`. */
-    let arbiterCalls = [];
-    const arbiterDurations = () => {
-      const durations = arbiterCalls;
-      arbiterCalls = [];
+    // The duration of every PoolIndex assemble and recall call, by server: the bare route's calls are the ones on
+    // this module's own index, every other index is one of the hub's.
+    /** @type {{ hub: number[], bare: number[] }} */
+    const arbiterCalls = { hub: [], bare: [] };
+    /** @param {"hub" | "bare"} server the durations of its arbiter calls since the last call for it */
+    const arbiterDurations = (server) => {
+      const durations = arbiterCalls[server];
+      arbiterCalls[server] = [];
       return durations;
     };
     /** @param {number[]} durations */
@@ -174,7 +184,7 @@ export async function benchHub({ size, mode }) {
           try {
             return method.apply(this, args);
           } finally {
-            arbiterCalls.push(Number(process.hrtime.bigint() - start) / 1e6);
+            arbiterCalls[this === index ? "bare" : "hub"].push(Number(process.hrtime.bigint() - start) / 1e6);
           }
         }
       );
@@ -186,14 +196,17 @@ export async function benchHub({ size, mode }) {
       logger,
       rateLimit: { max: 1_000_000_000, timeWindowMs: 60_000 },
     });
+    servers.push(app);
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
     const hello = Fastify();
+    servers.push(hello);
     hello.get("/hello", async () => ({ hello: "world" }));
     const helloAddress = await hello.listen({ host: "127.0.0.1", port: 0 });
     // The bare route: the same assembly and recall, from the in-process index over the same items, served by a
     // Fastify route with nothing else (no auth, validation, rate limit, log or pool lookup), answering the
     // arbiter's result as Fastify serializes it. Its time per request is Fastify's own, as the hub's log reads it.
     const bareRoute = Fastify();
+    servers.push(bareRoute);
     /** @type {number[]} */
     let bareTimes = [];
     bareRoute.addHook("onResponse", async (_request, reply) => {
@@ -219,37 +232,53 @@ export async function benchHub({ size, mode }) {
     await cannon(address, posts(contextPath, contextBodies(tasks.long.slice(0, 5))), 1);
     await cannon(bareAddress, posts("/context", contextBodies(tasks.long.slice(0, 5))), 1);
     loggedDurations();
-    arbiterDurations();
+    arbiterDurations("hub");
+    arbiterDurations("bare");
     bareTimes = [];
     const helloFigures = pooled([await cannon(helloAddress, [{ method: "GET", path: "/hello" }], seconds)]);
 
-    // The hub and the bare route take turns in bursts, so that both meet the machine at the same speed.
+    // The hub and the bare route take turns in bursts, each going first in every other pair, so that both meet the
+    // machine at the same speed and neither always inherits what the other left (its garbage, its cache lines).
     const bursts = Math.max(1, Math.floor(seconds / BURST_SECONDS));
     const burstSeconds = Math.min(seconds, BURST_SECONDS);
     /** @param {string} hubPath @param {string} barePath @param {readonly object[]} bodies */
     const alternate = async (hubPath, barePath, bodies) => {
-      const hubRuns = [];
-      const bareRuns = [];
-      /** @type {number[]} */
-      const hubTimes = [];
-      /** @type {number[]} */
-      const hubArbiter = [];
-      /** @type {number[]} */
-      const bareServer = [];
-      /** @type {number[]} */
-      const bareArbiter = [];
-      for (let burst = 0; burst < bursts; burst += 1) {
-        hubRuns.push(await cannon(address, posts(hubPath, bodies), burstSeconds));
-        hubTimes.push(...loggedDurations());
-        hubArbiter.push(...arbiterDurations());
-        bareRuns.push(await cannon(bareAddress, posts(barePath, bodies), burstSeconds));
-        bareServer.push(...bareTimes);
+      const hub = {
+        runs: /** @type {any[]} */ ([]),
+        times: /** @type {number[]} */ ([]),
+        arbiter: /** @type {number[]} */ ([]),
+      };
+      const bare = {
+        runs: /** @type {any[]} */ ([]),
+        times: /** @type {number[]} */ ([]),
+        arbiter: /** @type {number[]} */ ([]),
+      };
+      const hubBurst = async () => {
+        hub.runs.push(await cannon(address, posts(hubPath, bodies), burstSeconds));
+        // A request still in flight when autocannon stopped is answered and logged in a moment.
+        await idle();
+        for (const ms of loggedDurations()) hub.times.push(ms);
+        for (const ms of arbiterDurations("hub")) hub.arbiter.push(ms);
+      };
+      const bareBurst = async () => {
+        bare.runs.push(await cannon(bareAddress, posts(barePath, bodies), burstSeconds));
+        await idle();
+        for (const ms of bareTimes) bare.times.push(ms);
         bareTimes = [];
-        bareArbiter.push(...arbiterDurations());
+        for (const ms of arbiterDurations("bare")) bare.arbiter.push(ms);
+      };
+      for (let burst = 0; burst < bursts; burst += 1) {
+        if (burst % 2 === 0) {
+          await hubBurst();
+          await bareBurst();
+        } else {
+          await bareBurst();
+          await hubBurst();
+        }
       }
       return {
-        hub: { ...pooled(hubRuns), inHub: { ...stats(hubTimes), arbiter: stats(hubArbiter) } },
-        bare: { ...pooled(bareRuns), inServer: { ...stats(bareServer), arbiter: stats(bareArbiter) } },
+        hub: { ...pooled(hub.runs), inHub: { ...stats(hub.times), arbiter: stats(hub.arbiter) } },
+        bare: { ...pooled(bare.runs), inServer: { ...stats(bare.times), arbiter: stats(bare.arbiter) } },
       };
     };
     const contextLong = await alternate(contextPath, "/context", contextBodies(tasks.long));
@@ -259,23 +288,27 @@ export async function benchHub({ size, mode }) {
       "/recall",
       queries.map((query) => ({ query })),
     );
-    await app.close();
-    await hello.close();
-    await bareRoute.close();
     return {
       system: "hub",
       size,
       connections: 1,
       seconds,
       bursts,
+      burstSeconds,
       hello: helloFigures,
       contextLong: contextLong.hub,
       contextShort: contextShort.hub,
       recall: recallRoute.hub,
       bareRoute: { contextLong: contextLong.bare, contextShort: contextShort.bare, recall: recallRoute.bare },
-      bare: { long: bareLong, short: bareShort, recall: bareRecall, longWithJson: bareLongJson },
+      inProcess: {
+        long: inProcessLong,
+        short: inProcessShort,
+        recall: inProcessRecall,
+        longWithJson: inProcessLongJson,
+      },
     };
   } finally {
+    for (const server of servers) await server.close();
     PoolIndex.prototype.assemble = originalAssemble;
     PoolIndex.prototype.recall = originalRecall;
     await store.close();

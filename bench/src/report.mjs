@@ -479,21 +479,22 @@ export function hubReport(hub) {
     table(
       ["route", "hub / bare route, in the server", "hub / bare route, round trip", "in-process call p50 ms"],
       [
-        versus("/context, long tasks", hub.contextLong, bare.contextLong, hub.bare.long),
-        versus("/context, short tasks", hub.contextShort, bare.contextShort, hub.bare.short),
-        versus("/recall", hub.recall, bare.recall, hub.bare.recall),
+        versus("/context, long tasks", hub.contextLong, bare.contextLong, hub.inProcess.long),
+        versus("/context, short tasks", hub.contextShort, bare.contextShort, hub.inProcess.short),
+        versus("/recall", hub.recall, bare.recall, hub.inProcess.recall),
       ],
       ["l", "r", "r", "r"],
     ),
     "",
     `${count(hub.size)} journal records in one project; autocannon with 1 connection, in a process of its own, for ` +
-      `${hub.seconds} s per route and server: the hub and the bare route take turns in ${hub.bursts} bursts each. ` +
+      `${hub.bursts} bursts of ${hub.burstSeconds} s per route and server, the hub and the bare route taking turns ` +
+      "(each going first in every other pair). " +
       "Round trips are each response's own duration on autocannon's side. In the server: for the hub, the " +
       "`durationMs` of its request log, from the request's arrival to its last byte handed to the socket; for the " +
       "bare route (a Fastify route answering the same requests from an index over the same items, with no auth, " +
       "validation, rate limit, log or pool lookup), the same Fastify clock; both in 0.1 ms steps. Its arbiter " +
       "calls: the PoolIndex assemble or recall call inside those same requests. In-process: the same calls without " +
-      `HTTP, a minute before; with JSON.stringify of the packet, long tasks take ${ms(hub.bare.longWithJson.p50)} ms ` +
+      `HTTP, a minute before; with JSON.stringify of the packet, long tasks take ${ms(hub.inProcess.longWithJson.p50)} ms ` +
       "at p50. Ratios compare p50s.",
   ].join("\n");
 }
