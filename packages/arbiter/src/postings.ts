@@ -150,7 +150,8 @@ export class Postings {
     const { stagedCounts, stagedKeys, staged } = this;
     for (const key of stagedKeys) {
       // Staging is for an empty index only: a list made here would drop the pairs of one already there.
-      if (this.lists[key] !== undefined) throw new Error("Postings.flush: staged into a list that already exists");
+      if (this.lists[key] !== undefined)
+        throw new Error("Postings.flush: staged into a list that already exists");
       this.lists[key] = new Int32Array(1 + 2 * stagedCounts[key]!);
     }
     for (let at = 0; at < staged.length; at += 2) {
