@@ -10,17 +10,15 @@ export const STOPWORDS: ReadonlySet<string> = new Set([
 ]);
 
 const SEPARATORS = /[^\p{L}\p{N}]+/u;
-// NFKC leaves pure ASCII unchanged, so the costly normalization is skipped for it; and in lowercased text the ASCII
-// letters and numbers are exactly a-z and 0-9, which a plain class matches faster than Unicode properties do.
+// NFKC leaves pure ASCII unchanged, so the costly normalization is skipped for it. In lowercased text the ASCII
+// letters and numbers are exactly a-z and 0-9, so text is first split on runs of ASCII characters other than those
+// (a plain class, several times faster over a whole text than Unicode properties), and only the pieces that hold a
+// non-ASCII character are split again on SEPARATORS: the two splits cut exactly where SEPARATORS alone would.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is the whole ASCII block on purpose
 const ASCII = /^[\x00-\x7f]*$/;
-const ASCII_SEPARATORS = /[^a-z0-9]+/;
-// Text with non-ASCII characters is split twice: first on runs of ASCII characters other than a-z and 0-9 (a plain
-// class, several times faster over a whole text than Unicode properties), then only the pieces that hold a
-// non-ASCII character on SEPARATORS. The two splits cut exactly where SEPARATORS alone would.
-const ASCII_SEPARATORS_ONLY = /[^a-z0-9\u0080-\uffff]+/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is the whole ASCII block on purpose
 const NON_ASCII = /[^\x00-\x7f]/;
+const ASCII_SEPARATORS = /[^a-z0-9\u0080-\uffff]+/;
 
 /**
  * Folds a plural to its singular by the first rule that applies (behaviour.md section 1, step 5). The rule that
@@ -51,13 +49,10 @@ export function foldPlural(token: string): string {
  * // ["flaky", "playwright", "gate", "timed", "out", "ci", "retry"]
  */
 export function tokenize(text: string): string[] {
+  const ascii = ASCII.test(text);
   const tokens: string[] = [];
-  if (ASCII.test(text)) {
-    for (const raw of text.toLowerCase().split(ASCII_SEPARATORS)) keep(raw, tokens);
-    return tokens;
-  }
-  for (const piece of text.normalize("NFKC").toLowerCase().split(ASCII_SEPARATORS_ONLY)) {
-    if (!NON_ASCII.test(piece)) keep(piece, tokens);
+  for (const piece of (ascii ? text : text.normalize("NFKC")).toLowerCase().split(ASCII_SEPARATORS)) {
+    if (ascii || !NON_ASCII.test(piece)) keep(piece, tokens);
     else for (const raw of piece.split(SEPARATORS)) keep(raw, tokens);
   }
   return tokens;
