@@ -2,6 +2,7 @@ import { assemblePacket, isInert, isLive, PoolIndex, recall } from "@kxm/arbiter
 import { type ContextItem, type ContextRequest, PACKET_SECTIONS, rolePolicy } from "@kxm/contract";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { Postings } from "../src/postings.js";
 import { contradictionsArb, itemArb, poolArb, recallRequestArb, requestArb } from "./arbitraries.js";
 import { bytes, item } from "./helpers.js";
 
@@ -226,6 +227,14 @@ describe("the index under edits", () => {
     const back = pool.slice(0, 30).filter(third);
     for (const index of [bulk, oneByOne]) for (const entry of back) index.add(entry);
     check(pool.filter((entry, i) => i < 30 || !third(entry)));
+  });
+
+  test("staging is for an empty index: a flush into a list that already exists is refused", () => {
+    const postings = new Postings();
+    postings.reserve(64);
+    postings.add(0, ["gate"], 0);
+    postings.stage(1, ["gate", "deploy"], 0);
+    expect(() => postings.flush()).toThrow("staged into a list that already exists");
   });
 
   test("add refuses a present id; replace refuses an unknown one; remove reports absence", () => {
