@@ -4,11 +4,12 @@
 // its own. Two yardsticks run in the same process: a Fastify hello route, for what HTTP itself costs, and the bare
 // route, a Fastify route that answers the same requests from an in-process index over the same items with nothing
 // else around the arbiter's call, for what serving an assembly costs without the hub. The hub and the bare route
-// take turns in short bursts, each going first in every other one, so that both meet the machine at the same speed
-// (it drifts by a quarter or more from one minute to the next) and neither always follows the other. The hub's own time per request is read from its request log (`durationMs`: from the request's arrival
-// to the last byte handed to the socket), the bare route's from the same Fastify clock, and the arbiter's own time
-// in those same requests by wrapping PoolIndex's assemble and recall (the hub and this module load the one
-// @kxm/arbiter). The in-process figures of the same calls without HTTP are kept too.
+// take turns in short bursts, each going first in every other pair, so that both meet the machine at the same
+// speed (it drifts by a quarter or more from one minute to the next) and neither always follows the other. The
+// hub's own time per request is read from its request log (`durationMs`: from the request's arrival to the last
+// byte handed to the socket), the bare route's from the same Fastify clock, and the arbiter's own time in those
+// same requests by wrapping PoolIndex's assemble and recall (the hub and this module load the one @kxm/arbiter).
+// The in-process figures of the same calls without HTTP are kept too.
 import { fork } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -53,6 +54,9 @@ function cannon(url, requests, durationSeconds) {
 /** A route's turn under load: the hub and the bare route alternate in bursts of this many seconds. */
 const BURST_SECONDS = 2;
 
+/** The two servers that take turns: the hub, and the bare route it is measured against. */
+const SIDES = /** @type {const} */ (["hub", "bare"]);
+
 /** Long enough for a request that was in flight when a burst stopped to be answered (and logged). */
 const idle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
@@ -62,8 +66,6 @@ const idle = () => new Promise((resolve) => setTimeout(resolve, 50));
  */
 function pooled(runs) {
   const durations = runs.flatMap((run) => run.durations);
-  const total = runs.reduce((sum, run) => sum + run.total, 0);
-  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
   /** @param {string} key */
   const sum = (key) => runs.reduce((n, run) => n + run[key], 0);
   return {
@@ -71,8 +73,8 @@ function pooled(runs) {
     p90: percentile(durations, 0.9),
     p99: percentile(durations, 0.99),
     mean: durations.reduce((n, ms) => n + ms, 0) / durations.length,
-    requestsPerSecond: total / seconds,
-    total,
+    requestsPerSecond: sum("total") / sum("seconds"),
+    total: sum("total"),
     non2xx: sum("non2xx"),
     errors: sum("errors"),
     timeouts: sum("timeouts"),
@@ -120,6 +122,11 @@ export async function benchHub({ size, mode }) {
     /** @param {readonly string[]} texts */
     const contextBodies = (texts) => texts.map((task) => ({ role: ROLE, task }));
 
+    /** @param {number[]} durations */
+    const stats = (durations) => {
+      const s = summarize(durations);
+      return { n: s.n, p50: round(s.p50), p99: round(s.p99) };
+    };
     // In-process: the same requests against an index over the same items, in this process, one call at a time.
     const index = new PoolIndex(items);
     /** @param {readonly object[]} requests @param {(request: any) => unknown} fn */
@@ -127,8 +134,7 @@ export async function benchHub({ size, mode }) {
       settle(requests, fn);
       const samples = [];
       for (let pass = 0; pass < 3; pass += 1) samples.push(...timeEach(requests, fn));
-      const s = summarize(samples);
-      return { n: s.n, p50: round(s.p50), p99: round(s.p99) };
+      return stats(samples);
     };
     const inProcessLong = inProcess(contextBodies(tasks.long), (body) =>
       index.assemble({ ...body, project: PROJECT }),
@@ -164,16 +170,11 @@ export async function benchHub({ size, mode }) {
     // this module's own index, every other index is one of the hub's.
     /** @type {{ hub: number[], bare: number[] }} */
     const arbiterCalls = { hub: [], bare: [] };
-    /** @param {"hub" | "bare"} server the durations of its arbiter calls since the last call for it */
+    /** @param {(typeof SIDES)[number]} server the durations of its arbiter calls since the last call for it */
     const arbiterDurations = (server) => {
       const durations = arbiterCalls[server];
       arbiterCalls[server] = [];
       return durations;
-    };
-    /** @param {number[]} durations */
-    const stats = (durations) => {
-      const s = summarize(durations);
-      return { n: s.n, p50: round(s.p50), p99: round(s.p99) };
     };
     /** @template {(...args: any[]) => any} F @param {F} method @returns {F} */
     const timed = (method) =>
@@ -227,14 +228,26 @@ export async function benchHub({ size, mode }) {
       bodies.map((body) => ({ method: "POST", path, headers, body: JSON.stringify(body) }));
     const contextPath = `/v1/projects/${PROJECT}/context`;
     const recallPath = `/v1/projects/${PROJECT}/recall`;
+    // Each server's address, and how to take the times it measured itself since the last take.
+    const sides = {
+      hub: { address, takeTimes: loggedDurations },
+      bare: {
+        address: bareAddress,
+        takeTimes: () => {
+          const times = bareTimes;
+          bareTimes = [];
+          return times;
+        },
+      },
+    };
     // One warm-up pass loads the pool and its indexes, as the first request of a real hub would; the bare route
     // is warmed the same way.
     await cannon(address, posts(contextPath, contextBodies(tasks.long.slice(0, 5))), 1);
     await cannon(bareAddress, posts("/context", contextBodies(tasks.long.slice(0, 5))), 1);
-    loggedDurations();
-    arbiterDurations("hub");
-    arbiterDurations("bare");
-    bareTimes = [];
+    for (const side of SIDES) {
+      sides[side].takeTimes();
+      arbiterDurations(side);
+    }
     const helloFigures = pooled([await cannon(helloAddress, [{ method: "GET", path: "/hello" }], seconds)]);
 
     // The hub and the bare route take turns in bursts, each going first in every other pair, so that both meet the
@@ -243,39 +256,25 @@ export async function benchHub({ size, mode }) {
     const burstSeconds = Math.min(seconds, BURST_SECONDS);
     /** @param {string} hubPath @param {string} barePath @param {readonly object[]} bodies */
     const alternate = async (hubPath, barePath, bodies) => {
-      const hub = {
-        runs: /** @type {any[]} */ ([]),
-        times: /** @type {number[]} */ ([]),
-        arbiter: /** @type {number[]} */ ([]),
+      const paths = { hub: hubPath, bare: barePath };
+      /** @type {Record<(typeof SIDES)[number], { runs: any[], times: number[], arbiter: number[] }>} */
+      const figures = {
+        hub: { runs: [], times: [], arbiter: [] },
+        bare: { runs: [], times: [], arbiter: [] },
       };
-      const bare = {
-        runs: /** @type {any[]} */ ([]),
-        times: /** @type {number[]} */ ([]),
-        arbiter: /** @type {number[]} */ ([]),
-      };
-      const hubBurst = async () => {
-        hub.runs.push(await cannon(address, posts(hubPath, bodies), burstSeconds));
-        // A request still in flight when autocannon stopped is answered and logged in a moment.
+      /** @param {(typeof SIDES)[number]} side */
+      const burst = async (side) => {
+        const into = figures[side];
+        into.runs.push(await cannon(sides[side].address, posts(paths[side], bodies), burstSeconds));
+        // A request still in flight when autocannon stopped is answered (and logged) in a moment.
         await idle();
-        for (const ms of loggedDurations()) hub.times.push(ms);
-        for (const ms of arbiterDurations("hub")) hub.arbiter.push(ms);
+        for (const ms of sides[side].takeTimes()) into.times.push(ms);
+        for (const ms of arbiterDurations(side)) into.arbiter.push(ms);
       };
-      const bareBurst = async () => {
-        bare.runs.push(await cannon(bareAddress, posts(barePath, bodies), burstSeconds));
-        await idle();
-        for (const ms of bareTimes) bare.times.push(ms);
-        bareTimes = [];
-        for (const ms of arbiterDurations("bare")) bare.arbiter.push(ms);
-      };
-      for (let burst = 0; burst < bursts; burst += 1) {
-        if (burst % 2 === 0) {
-          await hubBurst();
-          await bareBurst();
-        } else {
-          await bareBurst();
-          await hubBurst();
-        }
+      for (let i = 0; i < bursts; i += 1) {
+        for (const side of i % 2 === 0 ? SIDES : [...SIDES].reverse()) await burst(side);
       }
+      const { hub, bare } = figures;
       return {
         hub: { ...pooled(hub.runs), inHub: { ...stats(hub.times), arbiter: stats(hub.arbiter) } },
         bare: { ...pooled(bare.runs), inServer: { ...stats(bare.times), arbiter: stats(bare.arbiter) } },
