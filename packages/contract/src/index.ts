@@ -21,11 +21,14 @@ export {
   PACKET_SECTIONS,
   type PacketAudit,
   PacketAuditSchema,
+  type PacketMemory,
+  PacketMemorySchema,
   type PacketSection,
   type RecallItem,
   RecallItemSchema,
   type RecallResult,
   RecallResultSchema,
+  WITHHELD_STATES,
 } from "./packet.js";
 export {
   type ContextRequest,

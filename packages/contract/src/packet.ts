@@ -52,7 +52,38 @@ export const PACKET_SECTIONS = [
 ] as const satisfies readonly (keyof ContextPacket)[];
 export type PacketSection = (typeof PACKET_SECTIONS)[number];
 
-/** How the packet was assembled. `relevance` holds numbers only. */
+/**
+ * Why a memory or promoted-skill file of a checkout was not served: its work-tree or index content differs from
+ * the commit HEAD names (`modified`, `staged`, `deleted`, `untracked`, `ignored`, `conflicted`), or git is told
+ * not to look at it (`assume-unchanged`, `skip-worktree`).
+ */
+export const WITHHELD_STATES = [
+  "modified",
+  "staged",
+  "deleted",
+  "untracked",
+  "ignored",
+  "conflicted",
+  "assume-unchanged",
+  "skip-worktree",
+] as const;
+
+/**
+ * The authored memory a hub packet carries, for a project with a registered checkout: the commit whose files were
+ * served (`null` when there is none: no commit yet, or git could not be read), the memory revision of those files,
+ * and every uncommitted file left out, sorted by path. Keys in this order.
+ */
+export const PacketMemorySchema = z.object({
+  commit: z.string().nullable(),
+  revision: z.string().nullable(),
+  withheld: z.array(z.object({ path: z.string(), state: z.enum(WITHHELD_STATES) })),
+});
+export type PacketMemory = z.infer<typeof PacketMemorySchema>;
+
+/**
+ * How the packet was assembled. `relevance` holds numbers only. `memory` comes last, and only in a hub packet of a
+ * project with a registered checkout.
+ */
 export const PacketAuditSchema = z.object({
   request: ContextRequestSchema,
   selectedIds: z.array(z.string()),
@@ -69,6 +100,7 @@ export const PacketAuditSchema = z.object({
     /** The rounded BM25 score of each selected item, in `selectedIds` order. */
     selected: z.array(z.number()),
   }),
+  memory: PacketMemorySchema.optional(),
 });
 export type PacketAudit = z.infer<typeof PacketAuditSchema>;
 

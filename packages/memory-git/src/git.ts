@@ -82,7 +82,13 @@ function kill(child: ChildProcess): void {
 }
 
 /** Runs `git -C root ...args` without a shell, killed when `deadline` (epoch ms) passes. */
-function runGit(binary: string, root: string, args: readonly string[], deadline: number): Promise<RunResult> {
+function runGit(
+  binary: string,
+  root: string,
+  args: readonly string[],
+  deadline: number,
+  input?: Buffer,
+): Promise<RunResult> {
   const remaining = deadline - Date.now();
   if (remaining <= 0) return Promise.resolve({ kind: "timeout" });
   return new Promise((resolve) => {
@@ -98,7 +104,7 @@ function runGit(binary: string, root: string, args: readonly string[], deadline:
     try {
       child = spawn(binary, ["-C", root, ...args], {
         env: gitEnv(),
-        stdio: ["ignore", "pipe", "pipe"],
+        stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
         detached,
         windowsHide: true,
       });
@@ -128,6 +134,11 @@ function runGit(binary: string, root: string, args: readonly string[], deadline:
       kill(child);
       finish({ kind: error.code === "ENOENT" ? "missing" : "failed" });
     });
+    if (input !== undefined && child.stdin) {
+      // A git that exits early closes its end; the close event reports how it ended.
+      child.stdin.on("error", () => {});
+      child.stdin.end(input);
+    }
     child.on("close", (code) => {
       finish(
         code === null ? { kind: "failed" } : { kind: "exit", code, stdout: Buffer.concat(stdout), stderr },
@@ -298,4 +309,124 @@ export async function gitHeadCommit(root: string, options: GitOptions = {}): Pro
   if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(commit))
     throw new KxmError("git_unavailable", "git rev-parse gave no commit");
   return commit;
+}
+
+/** One file of a commit: its path relative to the project root (forward slashes), link or not, and its bytes. */
+export interface CommittedFile {
+  path: string;
+  /** A symbolic link (mode 120000): `bytes` is its target path, as Git stores it. */
+  symlink: boolean;
+  bytes: Buffer;
+}
+
+/** The answer of {@link readCommittedFiles}. */
+export type CommittedFiles =
+  | { status: "ok"; commit: string | undefined; files: CommittedFile[] }
+  | { status: "unavailable"; reason: "not_a_repository" | "git_missing" | "timeout" | "failed" };
+
+function unavailableFiles(result: RunResult): CommittedFiles {
+  const check = unavailable(result);
+  return check.status === "unavailable" ? check : { status: "unavailable", reason: "failed" };
+}
+
+/** `git ls-tree -r -z` records: `<mode> <type> <oid>\t<path>`; only blobs (files and links) are kept. */
+function parseTree(output: string): Array<{ path: string; symlink: boolean; oid: string }> {
+  const entries: Array<{ path: string; symlink: boolean; oid: string }> = [];
+  for (const record of output.split("\0")) {
+    if (record === "") continue;
+    const tab = record.indexOf("\t");
+    const [mode, type, oid] = record.slice(0, tab).split(" ");
+    if (tab < 0 || mode === undefined || oid === undefined) throw new Error("unexpected git ls-tree output");
+    if (type !== "blob") continue;
+    entries.push({ path: record.slice(tab + 1), symlink: mode === "120000", oid });
+  }
+  return entries;
+}
+
+/** `git cat-file --batch` output: per object `<oid> blob <size>\n<bytes>\n`, in the order asked. */
+function parseBatch(output: Buffer, count: number): Buffer[] {
+  const blobs: Buffer[] = [];
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const end = output.indexOf(0x0a, at);
+    if (end < 0) throw new Error("unexpected git cat-file output");
+    const header = output.subarray(at, end).toString("utf8").split(" ");
+    const size = Number(header[2]);
+    if (header[1] !== "blob" || !Number.isSafeInteger(size))
+      throw new Error("unexpected git cat-file output");
+    blobs.push(output.subarray(end + 1, end + 1 + size));
+    at = end + 1 + size + 1;
+  }
+  return blobs;
+}
+
+/**
+ * The files under `paths` (project-relative folders such as `.kxm/memory`) as the commit HEAD names holds them,
+ * never the work tree nor the index: `git ls-tree` lists them, one `git cat-file --batch` reads them. Paths are
+ * relative to `root` and sorted by code unit. A repository with no commit yet holds no file (`commit`
+ * undefined). git runs as in {@link checkTrackedClean}, within `timeoutMs` for the whole read.
+ */
+export async function readCommittedFiles(
+  root: string,
+  paths: readonly string[],
+  options: GitOptions = {},
+): Promise<CommittedFiles> {
+  const pathspecs = paths.map(checkPathspec);
+  const binary = options.gitBinary ?? "git";
+  const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const head = await runGit(binary, root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], deadline);
+  if (head.kind !== "exit") return unavailableFiles(head);
+  if (head.code !== 0) {
+    if (head.code === 1 && head.stderr === "") {
+      // An unborn HEAD, or no repository at all: rev-parse tells them apart.
+      const top = await runGit(binary, root, ["rev-parse", "--show-prefix"], deadline);
+      if (top.kind !== "exit" || top.code !== 0) return unavailableFiles(top);
+      return { status: "ok", commit: undefined, files: [] };
+    }
+    return unavailableFiles(head);
+  }
+  const commit = head.stdout.toString("utf8").trim();
+  const tree = await runGit(binary, root, ["ls-tree", "-r", "-z", commit, "--", ...pathspecs], deadline);
+  if (tree.kind !== "exit" || tree.code !== 0) return unavailableFiles(tree);
+  let entries: Array<{ path: string; symlink: boolean; oid: string }>;
+  try {
+    entries = parseTree(tree.stdout.toString("utf8"));
+  } catch {
+    return { status: "unavailable", reason: "failed" };
+  }
+  if (entries.length === 0) return { status: "ok", commit, files: [] };
+  const input = Buffer.from(`${entries.map((entry) => entry.oid).join("\n")}\n`, "utf8");
+  const batch = await runGit(binary, root, ["cat-file", "--batch"], deadline, input);
+  if (batch.kind !== "exit" || batch.code !== 0) return unavailableFiles(batch);
+  let blobs: Buffer[];
+  try {
+    blobs = parseBatch(batch.stdout, entries.length);
+  } catch {
+    return { status: "unavailable", reason: "failed" };
+  }
+  const files = entries
+    .map((entry, i) => ({ path: entry.path, symlink: entry.symlink, bytes: blobs[i] ?? Buffer.alloc(0) }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { status: "ok", commit, files };
+}
+
+/**
+ * The files whose change moves HEAD, a branch or the index of the repository holding `root`: the work tree's git
+ * folder and the common one (they differ in a linked worktree), as absolute paths; undefined when `root` is in no
+ * repository or git cannot say.
+ */
+export async function gitDirectories(
+  root: string,
+  options: GitOptions = {},
+): Promise<{ gitDir: string; commonDir: string } | undefined> {
+  const result = await runGit(
+    options.gitBinary ?? "git",
+    root,
+    ["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"],
+    Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+  );
+  if (result.kind !== "exit" || result.code !== 0) return undefined;
+  const [gitDir, commonDir] = result.stdout.toString("utf8").split("\n");
+  if (!gitDir || !commonDir) return undefined;
+  return { gitDir, commonDir };
 }

@@ -1,9 +1,25 @@
 // The public surface of @kxm/memory-git. Named exports only: adding a name here makes it public on purpose.
 export { renderBrief } from "./brief.js";
 export { type NoteOptions, noteCandidate } from "./candidates.js";
+export {
+  COMMITTED_MEMORY_PATHS,
+  type CommittedMemory,
+  readCommittedMemory,
+  type WithheldFile,
+} from "./committed.js";
+export { admitFact, factToContextItem } from "./fact-item.js";
 export { projectPath, writeFileWhole } from "./files.js";
-export { checkTrackedClean, type GitCheck, type GitFileState, gitHeadCommit } from "./git.js";
-export { activeFacts, factToContextItem, loadMemory, memoryDir, validateMemory } from "./load.js";
+export {
+  type CommittedFile,
+  type CommittedFiles,
+  checkTrackedClean,
+  type GitCheck,
+  type GitFileState,
+  gitDirectories,
+  gitHeadCommit,
+  readCommittedFiles,
+} from "./git.js";
+export { activeFacts, deliverableFacts, loadMemory, memoryDir, validateMemory } from "./load.js";
 export {
   checkMemoryFile,
   formatMemoryProblem,
@@ -14,7 +30,7 @@ export {
   type MemoryScope,
   parseMemoryFile,
 } from "./memory-file.js";
-export { computeMemoryRevision } from "./revision.js";
+export { computeMemoryRevision, type RevisionFile, revisionOf } from "./revision.js";
 export { findProjectRoot } from "./root.js";
 export { loadPromotedSkillItems, skillToContextItem } from "./skills/items.js";
 export {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { type ContextItem, isKxmError, KxmError, ORIGINS, type Origin, SHARED_PROJECT } from "@kxm/contract";
-import { parseContextItem } from "@kxm/provenance";
+import { KxmError } from "@kxm/contract";
+import { admitFact } from "./fact-item.js";
 import { formatMemoryProblem, type MemoryFact, type MemoryProblem } from "./memory-file.js";
 import {
   checkMemoryEntry,
@@ -40,31 +40,19 @@ export async function activeFacts(root: string): Promise<MemoryFact[]> {
   return (await loadMemory(root)).filter((fact) => fact.lifecycle === "active");
 }
 
-function originOf(sourceType: string): Origin {
-  return (ORIGINS as readonly string[]).includes(sourceType) ? (sourceType as Origin) : "git";
-}
-
 /**
- * A fact as a context item (behaviour.md section 7): id `mem_<id>`, kind `knowledge`, project `_shared` for
- * operator scope, origin the fact's sourceType when it is one of the seven origins and `git` otherwise,
- * `instruction` and `promoted` authority as `instruction`. Goes through `parseContextItem`, so the summary is
- * redacted and an authority above the origin's ceiling is refused with `context_authority_violation`.
+ * The active facts that agents may be shown (`memory brief`, `memory sync`): {@link activeFacts}, refused whole
+ * with 400 `memory_invalid` and `<file>: (context item): <rule>` (the message `memory validate` prints) when one
+ * of them breaks {@link admitFact}'s rule, such as a summary over 4,000 characters. Nothing over a limit is
+ * printed or projected.
  */
-export function factToContextItem(fact: MemoryFact, project: string): ContextItem {
-  const provenance: Record<string, unknown> = { sourceType: originOf(fact.provenance.sourceType) };
-  if (fact.provenance.sourceRef !== undefined) provenance.sourceRef = fact.provenance.sourceRef;
-  const raw: Record<string, unknown> = {
-    id: `mem_${fact.id}`,
-    kind: "knowledge",
-    project: fact.scope === "operator" ? SHARED_PROJECT : project,
-    summary: fact.summary,
-    provenance,
-    authority: fact.authority === "evidence" ? "evidence" : "instruction",
-    confidence: fact.confidence,
-    scope: fact.scope,
-  };
-  if (fact.evidenceRefs.length > 0) raw.evidenceRefs = [...fact.evidenceRefs];
-  return parseContextItem(raw);
+export async function deliverableFacts(root: string): Promise<MemoryFact[]> {
+  const facts = await activeFacts(root);
+  for (const fact of facts) {
+    const admitted = admitFact(fact);
+    if ("problem" in admitted) throw new KxmError("memory_invalid", formatMemoryProblem(admitted.problem));
+  }
+  return facts;
 }
 
 /**
@@ -85,12 +73,8 @@ export async function validateMemory(root: string): Promise<{ files: string[]; p
     const duplicate = duplicateIdProblem(checked.fact, seen);
     if (duplicate) problems.push(duplicate);
     if (checked.fact.lifecycle !== "active") continue;
-    try {
-      factToContextItem(checked.fact, "validate");
-    } catch (error) {
-      if (!isKxmError(error)) throw error;
-      problems.push({ file: checked.fact.file, field: "(context item)", rule: error.message });
-    }
+    const admitted = admitFact(checked.fact);
+    if ("problem" in admitted) problems.push(admitted.problem);
   }
   return { files: entries.map((entry) => entry.file), problems };
 }

@@ -1,4 +1,4 @@
-import { createHash, type Hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
 import { readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
@@ -34,16 +34,43 @@ async function collect(dir: string, prefix: string, skip: string | undefined, ou
   }
 }
 
-async function hashGroup(hash: Hash, group: "memory" | "skill", dir: string, skip?: string): Promise<void> {
+/** One file as the memory revision hashes it: its group, its path inside the group's folder, and its bytes. */
+export interface RevisionFile {
+  group: "memory" | "skill";
+  /** Relative to the group's folder, forward slashes. */
+  rel: string;
+  bytes: Buffer;
+}
+
+function byRel(a: { rel: string }, b: { rel: string }): number {
+  return a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0;
+}
+
+/**
+ * The revision formula over files however they were read (the work tree, or a commit): memory files first, then
+ * skill files, each group sorted by code unit, each file as `<group>:<rel>\0<bytes>\0`.
+ */
+export function revisionOf(files: readonly RevisionFile[]): string {
+  const hash = createHash("sha256");
+  for (const group of ["memory", "skill"] as const) {
+    for (const file of files.filter((entry) => entry.group === group).sort(byRel)) {
+      hash.update(`${group}:${file.rel}\0`);
+      hash.update(file.bytes);
+      hash.update("\0");
+    }
+  }
+  return `ctxrev_${hash.digest("hex")}`;
+}
+
+async function readGroup(group: "memory" | "skill", dir: string, skip?: string): Promise<RevisionFile[]> {
   const entries: Entry[] = [];
   await collect(dir, "", skip, entries);
-  entries.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  const files: RevisionFile[] = [];
   for (const entry of entries) {
     const bytes = entry.symlink ? Buffer.from(await readlink(entry.abs), "utf8") : await readFile(entry.abs);
-    hash.update(`${group}:${entry.rel}\0`);
-    hash.update(bytes);
-    hash.update("\0");
+    files.push({ group, rel: entry.rel, bytes });
   }
+  return files;
 }
 
 /**
@@ -54,8 +81,8 @@ async function hashGroup(hash: Hash, group: "memory" | "skill", dir: string, ski
  * Missing folders contribute nothing. Symlinks are not followed: one contributes its target path as its bytes.
  */
 export async function computeMemoryRevision(root: string): Promise<string> {
-  const hash = createHash("sha256");
-  await hashGroup(hash, "memory", join(root, ".kxm", "memory"), "candidates");
-  await hashGroup(hash, "skill", join(root, ".kxm", "skills", "promoted"));
-  return `ctxrev_${hash.digest("hex")}`;
+  return revisionOf([
+    ...(await readGroup("memory", join(root, ".kxm", "memory"), "candidates")),
+    ...(await readGroup("skill", join(root, ".kxm", "skills", "promoted"))),
+  ]);
 }

@@ -1,6 +1,6 @@
 import { KxmError } from "@kxm/contract";
 import { writeFileWhole } from "./files.js";
-import { activeFacts } from "./load.js";
+import { deliverableFacts } from "./load.js";
 import type { MemoryFact } from "./memory-file.js";
 import { readSyncTargets } from "./memory-sync-targets.js";
 import { oneLine } from "./memory-text.js";
@@ -100,8 +100,8 @@ export function planSync(
 
 /**
  * Refreshes the memory block in whichever of AGENTS.md, CLAUDE.md and GEMINI.md exist at `root`, from the active
- * facts. A malformed memory file fails with `memory_invalid` before anything is read; none of the three files is
- * `memory_sync_no_target`. Every file is planned before any is written, so one refusal writes no file. Files are
+ * facts. A malformed memory file, or an active fact over a limit ({@link deliverableFacts}), fails with
+ * `memory_invalid` before anything is read; none of the three files is `memory_sync_no_target`. Every file is planned before any is written, so one refusal writes no file. Files are
  * replaced whole (atomically); a symlink is written through when it resolves to a regular file inside the project
  * and refused otherwise; a file that is not UTF-8 is refused. `dryRun` reports the actions and writes nothing.
  */
@@ -109,7 +109,7 @@ export async function syncInstructionFiles(
   root: string,
   options: { dryRun?: boolean } = {},
 ): Promise<{ block: string; files: Array<{ file: string; action: SyncAction }> }> {
-  const block = renderMemoryBlock(await activeFacts(root));
+  const block = renderMemoryBlock(await deliverableFacts(root));
   const targets = await readSyncTargets(root, INSTRUCTION_FILES);
   if (targets.length === 0) {
     throw new KxmError("memory_sync_no_target", `none of ${INSTRUCTION_FILES.join(", ")} exists`);

@@ -2,7 +2,8 @@ import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { type Authority, ORIGIN_CEILINGS, ORIGINS, type Origin } from "@kxm/contract";
 import { describe, expect, it } from "vitest";
-import { activeFacts, factToContextItem, loadMemory, memoryDir, validateMemory } from "../src/load.js";
+import { factToContextItem } from "../src/fact-item.js";
+import { activeFacts, loadMemory, memoryDir, validateMemory } from "../src/load.js";
 import { MEMORY_SCOPES, parseMemoryFile } from "../src/memory-file.js";
 import {
   expectKxmError,
@@ -156,7 +157,11 @@ describe("validateMemory", () => {
     await putFact(root, "long.md", { id: "a".repeat(130) });
     const { problems } = await validateMemory(root);
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ file: ".kxm/memory/long.md", field: "(context item)" });
+    expect(problems[0]).toEqual({
+      file: ".kxm/memory/long.md",
+      field: "id",
+      rule: "must be at most 124 characters",
+    });
   });
 });
 

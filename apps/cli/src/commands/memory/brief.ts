@@ -19,8 +19,8 @@ export default class MemoryBrief extends KxmCommand {
   async run(): Promise<BriefResult> {
     const { flags } = await this.parse(MemoryBrief);
     const root = await this.projectRoot(flags.cwd);
-    const { activeFacts, renderBrief } = await import("@kxm/memory-git");
-    const facts = await activeFacts(root);
+    const { deliverableFacts, renderBrief } = await import("@kxm/memory-git");
+    const facts = await deliverableFacts(root);
     const text = renderBrief(facts);
     this.say(text);
     return {
