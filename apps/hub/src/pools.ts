@@ -1,4 +1,4 @@
-import { type BigIntStats, type Dirent, lstatSync, readdirSync } from "node:fs";
+import { type BigIntStats, type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PoolIndex } from "@kxm/arbiter";
 import {
@@ -9,14 +9,15 @@ import {
   type JournalCategory,
   type JournalEntry,
   NAMED_ROLES,
+  type PacketMemory,
   ROLE_POLICIES,
   rolePolicy,
 } from "@kxm/contract";
 import {
-  activeFacts,
-  computeMemoryRevision,
-  factToContextItem,
-  loadPromotedSkillItems,
+  type CommittedMemory,
+  formatMemoryProblem,
+  gitDirectories,
+  readCommittedMemory,
 } from "@kxm/memory-git";
 import { journalEntryToItem } from "@kxm/provenance";
 import type { KxmStore, Project } from "@kxm/state-store";
@@ -56,11 +57,18 @@ export type PoolChange =
   | { readonly kind: "items"; readonly items: readonly ContextItem[] }
   | { readonly kind: "journal"; readonly entry: JournalEntry };
 
-/** Authored memory and promoted skills of one checkout, at one memory revision. */
-interface Authored {
-  readonly revision: string | undefined;
+/** Authored memory and promoted skills of one checkout, as committed at its HEAD. */
+export interface Authored {
+  /** What was read (commit, revision, withheld files, problems): equal keys give equal items, gaps and audit. */
+  readonly key: string | undefined;
   readonly items: readonly ContextItem[];
+  /** The gaps every packet and recall of the project reports, in a fixed order. */
+  readonly gaps: readonly string[];
+  /** The audit's `memory`; undefined for a project without a checkout. */
+  readonly memory: PacketMemory | undefined;
 }
+
+const NO_CHECKOUT: Authored = { key: undefined, items: [], gaps: [], memory: undefined };
 
 /**
  * One project's pool, kept in memory and up to date: its stored items (superseded and rejected ones too, until
@@ -72,11 +80,13 @@ interface Authored {
 export class ProjectPool {
   private readonly storeItems = new Map<string, ContextItem>();
   private readonly journal = new Map<string, JournalRecord>();
-  private authored: Authored = { revision: undefined, items: [] };
+  private authored: Authored = NO_CHECKOUT;
   private readonly slots = new Map<string, IndexSlot>();
   private refreshing: Promise<void> | undefined;
-  /** The stat signature of the memory and skill folders when `authored.revision` was last confirmed. */
+  /** The stat signature of the memory folders and the git files when `authored` was last confirmed. */
   private authoredSignature: string | undefined;
+  /** The checkout's git folders, found at the last reload (undefined: not in a repository). */
+  private gitDirs: { gitDir: string; commonDir: string } | undefined;
   /** Bumped by every item write: a cached read of the store's open contradictions is for one generation. */
   private itemGeneration = 0;
   private stateContradictions: { readonly generation: number; readonly ids: Promise<string[]> } | undefined;
@@ -102,6 +112,16 @@ export class ProjectPool {
       }
       this.slots.set(key, { categories, index: new PoolIndex(items.values()) });
     }
+  }
+
+  /** The gaps of the checkout's authored memory (withheld, malformed, unverified), for every packet and recall. */
+  authoredGaps(): readonly string[] {
+    return this.authored.gaps;
+  }
+
+  /** The audit's `memory` field: the commit and revision served and what was withheld; none without a checkout. */
+  authoredMemory(): PacketMemory | undefined {
+    return this.authored.memory;
   }
 
   /** Store items and authored memory and skills: the part of the pool every role reads. */
@@ -190,26 +210,27 @@ export class ProjectPool {
   }
 
   /**
-   * Reloads authored memory and skills when the checkout's memory revision changed since they were read. Every
-   * packet, recall and explain request asks; the revision (a hash of every file's bytes) is recomputed only when
-   * a stat of the folders differs from the last confirmed one, or is too recent to trust (see
-   * {@link memorySignature}). Concurrent callers share one reload.
+   * Reloads authored memory and skills when what the checkout commits, or what it holds uncommitted, may have
+   * changed. Every packet, recall and explain request asks; git is asked again only when a stat of the memory
+   * folders or of the git files that move with a commit, a checkout, an amend or a staging differs from the last
+   * confirmed one, or is too recent to trust (see {@link authoredSignature}). Concurrent callers share one reload.
    */
   async refreshAuthored(): Promise<void> {
     const root = this.project.checkoutRoot;
     if (root === null) return;
-    if (this.refreshing === undefined && this.authored.revision !== undefined) {
-      const signature = memorySignature(root);
+    if (this.refreshing === undefined && this.authoredSignature !== undefined) {
+      const signature = authoredSignature(root, this.gitDirs);
       if (signature !== undefined && signature === this.authoredSignature) return;
     }
     this.refreshing ??= (async () => {
       try {
-        // Taken before the hash: a change made while hashing shows in the next signature.
-        const signature = memorySignature(root);
-        const revision = await memoryRevision(this.project, this.log);
-        this.authoredSignature = revision === undefined ? undefined : signature;
-        if (revision !== undefined && revision === this.authored.revision) return;
-        const next = await readAuthored(this.project, this.log, revision);
+        this.gitDirs = await gitDirectories(root);
+        // Taken before git is read: a change made while reading shows in the next signature.
+        const signature = authoredSignature(root, this.gitDirs);
+        const next = await readAuthored(this.project, this.log);
+        // A read that failed is tried again by the next request.
+        this.authoredSignature = next.key === undefined ? undefined : signature;
+        if (next.key !== undefined && next.key === this.authored.key) return;
         const old = this.authored.items;
         this.authored = next;
         const kept = new Set(next.items.map((item) => item.id));
@@ -273,6 +294,50 @@ export function memorySignature(root: string, nowMs = Date.now()): string | unde
   return parts.join("\n");
 }
 
+/** One file's stat as a signature part; undefined when it changed too recently to trust. */
+function statPart(path: string, racyBefore: bigint): string | undefined {
+  const stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  if (stats === undefined) return `${path}\0-`;
+  if (stats.mtimeNs >= racyBefore || stats.ctimeNs >= racyBefore) return undefined;
+  return `${path}\0${stats.ino}\0${stats.size}\0${stats.mtimeNs}\0${stats.ctimeNs}`;
+}
+
+/**
+ * The stat signature of what a checkout's served memory depends on: {@link memorySignature} (the work tree, for
+ * what is withheld), and the git files a commit, a checkout, an amend, a reset or a staging rewrites: `HEAD` and
+ * its text, the branch file it names, `packed-refs` and the index. Without a repository, the checkout's `.git`
+ * entry stands in, so a `git init` there is noticed. Undefined when any part is undefined.
+ */
+export function authoredSignature(
+  root: string,
+  dirs: { gitDir: string; commonDir: string } | undefined,
+  nowMs = Date.now(),
+): string | undefined {
+  const memory = memorySignature(root, nowMs);
+  if (memory === undefined) return undefined;
+  const racyBefore = BigInt(Math.floor(nowMs) - RACY_MS) * 1_000_000n;
+  const paths: string[] = [];
+  let head = "";
+  if (dirs === undefined) paths.push(join(root, ".git"));
+  else {
+    try {
+      head = readFileSync(join(dirs.gitDir, "HEAD"), "utf8");
+    } catch {
+      return undefined;
+    }
+    paths.push(join(dirs.gitDir, "HEAD"), join(dirs.gitDir, "index"), join(dirs.commonDir, "packed-refs"));
+    const ref = /^ref: (refs\/\S+)\s*$/.exec(head)?.[1];
+    if (ref !== undefined) paths.push(join(dirs.commonDir, ref), join(dirs.gitDir, ref));
+  }
+  const parts = [memory, head];
+  for (const path of paths) {
+    const part = statPart(path, racyBefore);
+    if (part === undefined) return undefined;
+    parts.push(part);
+  }
+  return parts.join("\n");
+}
+
 function toJournalRecord(entry: JournalEntry, log: FastifyBaseLogger): JournalRecord | undefined {
   try {
     return { entry, item: journalEntryToItem(entry) };
@@ -283,54 +348,64 @@ function toJournalRecord(entry: JournalEntry, log: FastifyBaseLogger): JournalRe
   }
 }
 
-/**
- * The active memory facts and verified promoted skills of the project's own checkout, as items of that project
- * (operator-scope facts as `_shared` defaults). A project without a checkout has none. Memory that does not load,
- * or skills that cannot be listed, are logged and contribute nothing (packets are still served); an unverified
- * skill is logged and never delivered.
- */
-export async function readAuthored(
-  project: Project,
-  log: FastifyBaseLogger,
-  knownRevision?: string,
-): Promise<Authored> {
-  const root = project.checkoutRoot;
-  if (root === null) return { revision: undefined, items: [] };
-  const revision = knownRevision ?? (await memoryRevision(project, log));
-  const items: ContextItem[] = [];
-  try {
-    for (const fact of await activeFacts(root)) {
-      try {
-        items.push(factToContextItem(fact, project.id));
-      } catch (error) {
-        if (!isKxmError(error)) throw error;
-        log.warn({ event: "memory_fact_rejected", project: project.id, factId: fact.id, code: error.code });
-      }
-    }
-  } catch (error) {
-    log.warn({ event: "memory_unreadable", project: project.id, error: describeError(error) });
-  }
-  try {
-    const skills = await loadPromotedSkillItems(root, project.id);
-    items.push(...skills.items);
-    if (skills.unverified.length > 0) {
-      log.warn({ event: "skills_unverified", project: project.id, skillIds: skills.unverified });
-    }
-  } catch (error) {
-    log.warn({ event: "skills_unreadable", project: project.id, error: describeError(error) });
-  }
-  return { revision, items };
+/** A path as a gap may name it: control characters escaped, so one gap stays one line wherever it is printed. */
+function gapPath(path: string): string {
+  return path.replace(/\p{Cc}/gu, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** The checkout's memory revision, or undefined when it cannot be read (logged; the next request tries again). */
-async function memoryRevision(project: Project, log: FastifyBaseLogger): Promise<string | undefined> {
-  if (project.checkoutRoot === null) return undefined;
+/**
+ * The gaps of a checkout's authored memory, in this order: `memory_unavailable:<reason>` (git cannot vouch for
+ * any of it, so none is served), `memory_invalid:<file>: <field>: <rule>` per committed file left out (the
+ * message `kxm memory validate` prints; never the file's content), `memory_skill_unverified:<id>`,
+ * `memory_skills_unreadable`, then `memory_withheld:<state>:<path>` per uncommitted file.
+ */
+export function authoredGaps(memory: CommittedMemory): string[] {
+  const gaps: string[] = [];
+  if (memory.unavailable !== undefined) gaps.push(`memory_unavailable:${memory.unavailable}`);
+  for (const problem of memory.problems) gaps.push(`memory_invalid:${gapPath(formatMemoryProblem(problem))}`);
+  for (const id of memory.unverifiedSkills) gaps.push(`memory_skill_unverified:${gapPath(id)}`);
+  if (memory.skillsUnreadable) gaps.push("memory_skills_unreadable");
+  for (const file of memory.withheld) gaps.push(`memory_withheld:${file.state}:${gapPath(file.path)}`);
+  return gaps;
+}
+
+/**
+ * The active memory facts and verified promoted skills of the project's own checkout as its HEAD commits them,
+ * as items of that project (operator-scope facts as `_shared` defaults), with the gaps and the audit's `memory`.
+ * A project without a checkout has none. Uncommitted content is never served; a malformed committed file leaves
+ * out that file only. Problems are logged by file name and count, never content.
+ */
+export async function readAuthored(project: Project, log: FastifyBaseLogger): Promise<Authored> {
+  const root = project.checkoutRoot;
+  if (root === null) return NO_CHECKOUT;
+  let memory: CommittedMemory;
   try {
-    return await computeMemoryRevision(project.checkoutRoot);
+    memory = await readCommittedMemory(root, project.id);
   } catch (error) {
-    log.warn({ event: "memory_revision_unreadable", project: project.id, error: describeError(error) });
-    return undefined;
+    log.warn({ event: "memory_unreadable", project: project.id, error: describeError(error) });
+    return {
+      key: undefined,
+      items: [],
+      gaps: ["memory_unavailable:failed"],
+      memory: { commit: null, revision: null, withheld: [] },
+    };
   }
+  if (memory.unavailable !== undefined) {
+    log.warn({ event: "memory_unavailable", project: project.id, reason: memory.unavailable });
+  }
+  if (memory.problems.length > 0) {
+    log.warn({ event: "memory_invalid", project: project.id, files: memory.problems.map((p) => p.file) });
+  }
+  if (memory.unverifiedSkills.length > 0) {
+    log.warn({ event: "skills_unverified", project: project.id, skillIds: memory.unverifiedSkills });
+  }
+  const audit: PacketMemory = {
+    commit: memory.commit ?? null,
+    revision: memory.revision ?? null,
+    withheld: memory.withheld.map(({ path, state }) => ({ path, state })),
+  };
+  const gaps = authoredGaps(memory);
+  return { key: JSON.stringify([audit, gaps]), items: memory.items, gaps, memory: audit };
 }
 
 interface CacheEntry {

@@ -178,6 +178,30 @@ export function memoryFact(id: string, summary: string, scope = "project"): stri
 }
 
 /** A git checkout in a temp folder, with the given files committed. */
+/** Runs git in `root` with a fixed identity and no user configuration; returns its trimmed output. */
+export function gitIn(root: string, ...args: string[]): string {
+  return execFileSync("git", args, {
+    cwd: root,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+    },
+  }).trim();
+}
+
+/** Stages everything in `root` and commits it; returns the new HEAD. */
+export function commitAll(root: string, message = "change"): string {
+  gitIn(root, "add", "-A");
+  gitIn(root, "commit", "-q", "--allow-empty", "-m", message);
+  return gitIn(root, "rev-parse", "HEAD");
+}
+
 export async function gitCheckout(
   parent: string,
   name: string,

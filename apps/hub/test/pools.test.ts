@@ -1,9 +1,11 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { assemblePacket, recall } from "@kxm/arbiter";
+import type { AssembledPacket } from "@kxm/contract";
 import { type ContextItem, type ContextRequest, NAMED_ROLES, rolePolicy } from "@kxm/contract";
 import {
   activeFacts,
+  computeMemoryRevision,
   factToContextItem,
   loadPromotedSkillItems,
   promoteSkill,
@@ -16,9 +18,11 @@ import { startRun } from "./fixtures.js";
 import {
   ADMIN_TOKEN,
   call,
+  commitAll,
   createTestHub,
   GUIDE_PROPOSAL,
   gitCheckout,
+  gitIn,
   memoryFact,
   projectWithAgent,
   type TestHub,
@@ -60,6 +64,25 @@ async function plainPool(
   return { pool: [...(await store.liveItems(project)), ...authored, ...journal], contradictionIds };
 }
 
+/**
+ * The plain arbiter's packet as a hub serves it for a project whose checkout is clean: the audit's `memory` names
+ * HEAD and the revision of the work tree (equal to HEAD's when nothing is uncommitted), and nothing is withheld.
+ */
+async function served(
+  store: KxmStore,
+  project: string,
+  assembled: AssembledPacket,
+): Promise<AssembledPacket> {
+  const root = (await store.getProject(project))!.checkoutRoot;
+  if (root === null) return assembled;
+  const memory = {
+    commit: gitIn(root, "rev-parse", "HEAD"),
+    revision: await computeMemoryRevision(root),
+    withheld: [],
+  };
+  return { ...assembled, audit: { ...assembled.audit, memory } };
+}
+
 async function recallPool(store: KxmStore, project: string): Promise<ContextItem[]> {
   const registered = (await store.getProject(project))!;
   const memory =
@@ -84,6 +107,7 @@ async function promotedSkill(root: string, work: string, name: string, descripti
   const now = new Date("2026-09-01T00:00:00Z");
   const candidate = await proposeSkill(root, source, { proposedBy: "agent-7", now });
   await promoteSkill(root, candidate.id, { promotedBy: "reviewer", evidenceRefs: ["pr:1"], now });
+  commitAll(root, `Promote ${name}`);
 }
 
 async function checkoutWith(name: string, fact: string, skill: string): Promise<string> {
@@ -126,7 +150,9 @@ describe("per-project memory and skills (behaviour 9.1)", () => {
       ["beta", beta],
     ] as const) {
       const { pool, contradictionIds } = await plainPool(hub.store, project, "implementer");
-      expect(assembled).toEqual(assemblePacket(pool, { ...request, project }, { contradictionIds }));
+      expect(assembled).toEqual(
+        await served(hub.store, project, assemblePacket(pool, { ...request, project }, { contradictionIds })),
+      );
     }
   });
 
@@ -143,15 +169,22 @@ describe("per-project memory and skills (behaviour 9.1)", () => {
       join(root, ".kxm/memory/house-style.md"),
       memoryFact("house-style", "Release notes use the house style for every test suite", "operator"),
     );
+    commitAll(root, "Add house-style");
     const after = await packet("alpha", key, request);
     expect([...after.audit.selectedIds].sort()).toEqual(["mem_alpha-tests", "mem_house-style"]);
     const shared = after.packet.knowledge.find((item: ContextItem) => item.id === "mem_house-style");
     expect(shared.project).toBe("_shared");
 
     await writeFile(join(root, ".kxm/memory/alpha-tests.md"), "---\nschema: broken\n---\n");
+    commitAll(root, "Break alpha-tests");
     const broken = await packet("alpha", key, request);
-    expect(broken.audit.selectedIds.filter((id: string) => id.startsWith("mem_"))).toEqual([]);
-    expect(hub.logs.some((line) => line.event === "memory_unreadable")).toBe(true);
+    expect(broken.audit.selectedIds.filter((id: string) => id.startsWith("mem_"))).toEqual([
+      "mem_house-style",
+    ]);
+    expect(broken.packet.unresolvedGaps).toEqual([
+      "memory_invalid:.kxm/memory/alpha-tests.md: schema: must be kxm.memory.v1",
+    ]);
+    expect(hub.logs.some((line) => line.event === "memory_invalid")).toBe(true);
   });
 
   test("a checkout inside a .kxm folder is refused", async () => {
@@ -335,17 +368,25 @@ describe("episodes, journal filters and the indexes", () => {
         const request = { role, task };
         const { pool, contradictionIds } = await plainPool(hub.store, "demo", role);
         expect(await packet("demo", key, request)).toEqual(
-          assemblePacket(pool, { ...request, project: "demo" }, { contradictionIds }),
+          await served(
+            hub.store,
+            "demo",
+            assemblePacket(pool, { ...request, project: "demo" }, { contradictionIds }),
+          ),
         );
         const all = {
           ...request,
           includeKinds: ["state", "knowledge", "evidence", "episode", "skill"] as const,
         };
         expect(await packet("demo", key, { ...all, includeKinds: [...all.includeKinds] })).toEqual(
-          assemblePacket(
-            pool,
-            { ...all, includeKinds: [...all.includeKinds], project: "demo" },
-            { contradictionIds },
+          await served(
+            hub.store,
+            "demo",
+            assemblePacket(
+              pool,
+              { ...all, includeKinds: [...all.includeKinds], project: "demo" },
+              { contradictionIds },
+            ),
           ),
         );
       }

@@ -1,5 +1,12 @@
 import { assemblePacket } from "@kxm/arbiter";
-import { type ContextItem, type ContextRequest, NAMED_ROLES, rolePolicy } from "@kxm/contract";
+import {
+  type AssembledPacket,
+  type ContextItem,
+  type ContextRequest,
+  NAMED_ROLES,
+  type PacketMemory,
+  rolePolicy,
+} from "@kxm/contract";
 import { explainLineage } from "@kxm/provenance";
 import type { ProjectPool } from "../pools.js";
 import type { HubServices } from "../services.js";
@@ -23,6 +30,26 @@ function loggedRole(role: string): string {
 }
 
 /**
+ * The packet with the checkout's authored-memory gaps after the arbiter's, in the packet and the audit alike, and
+ * the audit's `memory` last: what memory the packet carries and what was withheld.
+ */
+function withAuthored(
+  assembled: AssembledPacket,
+  gaps: readonly string[],
+  memory: PacketMemory | undefined,
+): AssembledPacket {
+  const unresolvedGaps = [...assembled.packet.unresolvedGaps, ...gaps];
+  return {
+    packet: { ...assembled.packet, unresolvedGaps },
+    audit: {
+      ...assembled.audit,
+      unresolvedGaps: [...unresolvedGaps],
+      ...(memory === undefined ? {} : { memory }),
+    },
+  };
+}
+
+/**
  * Assembles a packet for the path's project. Without `runId` and `stage` it is served from the role's index; with
  * either, the journal items are filtered to that run and stage and the plain `assemblePacket` assembles base items
  * plus those (behaviour.md 9.3). Logs sizes and counts, never the task.
@@ -43,6 +70,9 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
   } else {
     assembled = pool.indexForRole(body.role).assemble(request, options);
   }
+  const gaps = pool.authoredGaps();
+  const memory = pool.authoredMemory();
+  if (gaps.length > 0 || memory !== undefined) assembled = withAuthored(assembled, gaps, memory);
   const { packet, audit } = assembled;
   log.info({
     event: "context_assembled",
@@ -60,10 +90,16 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
   return assembled;
 };
 
-/** Recalls from the project's live items, authored memory and every retained journal entry (no skills). */
+/**
+ * Recalls from the project's live items, authored memory and every retained journal entry (no skills); the
+ * checkout's authored-memory gaps follow the recall's own.
+ */
 export const recall: RouteHandler<"recall"> = async ({ params, body, hub, log }) => {
   const pool = await freshPool(hub, params.project);
-  const result = pool.wholeIndex().recall({ ...body, project: params.project });
+  const recalled = pool.wholeIndex().recall({ ...body, project: params.project });
+  const gaps = pool.authoredGaps();
+  const result =
+    gaps.length === 0 ? recalled : { ...recalled, unresolvedGaps: [...recalled.unresolvedGaps, ...gaps] };
   log.info({
     event: "recall",
     project: params.project,
