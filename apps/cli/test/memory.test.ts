@@ -200,6 +200,31 @@ describe("memory validate", () => {
   });
 });
 
+describe("an over-limit fact: one rule in validate, brief and sync", () => {
+  test.concurrent("a 5,000-character summary: validate names it, brief and sync refuse it, nothing is written", {
+    timeout: 60_000,
+  }, async () => {
+    const root = await gitRepo();
+    await put(root, ".kxm/memory/test-runner.md", TEST_RUNNER_MD);
+    await put(root, ".kxm/memory/long.md", memoryFile("long", { summary: "y".repeat(5_000) }));
+    await put(root, "CLAUDE.md", "# Claude\n");
+    const rule = ".kxm/memory/long.md: summary: must be at most 4000 characters";
+    const [validate, brief, sync, syncJson] = await Promise.all([
+      kxm(["memory", "validate"], { cwd: root }),
+      kxm(["memory", "brief"], { cwd: root }),
+      kxm(["memory", "sync"], { cwd: root }),
+      kxm(["memory", "sync", "--json"], { cwd: root }),
+    ]);
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toBe(`${rule}\nmemory validate failed: 1 problem in 2 files\n`);
+    expectFailureLine(brief, "memory brief", rule);
+    expect(brief.stdout).not.toContain("yyyy");
+    expectFailureLine(sync, "memory sync", rule);
+    expectJsonFailure(syncJson, "memory_invalid", rule);
+    expect(await read(root, "CLAUDE.md")).toBe("# Claude\n");
+  });
+});
+
 describe("memory revision", () => {
   test.concurrent("format, changes after an edit, unchanged after memory note", {
     timeout: 60_000,
