@@ -1,9 +1,12 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { createHubClient } from "@kxm/contract";
 import { computeMemoryRevision, gitDirectories, promoteSkill, proposeSkill } from "@kxm/memory-git";
 import { afterEach, describe, expect, test } from "vitest";
+import { readHubEnv, serveHub } from "../src/index.js";
 import { authoredSignature } from "../src/pools.js";
 import {
+  ADMIN_TOKEN,
   call,
   commitAll,
   createTestHub,
@@ -330,5 +333,38 @@ describe("the cache key follows HEAD and the index, not only the work tree", () 
     const back = await serve("alpha", key);
     expect(back.ids).toEqual(["mem_release"]);
     expect(back.memory.commit).toBe(first);
+  });
+});
+
+describe("over the wire", () => {
+  test("a real hub on a loopback port: the typed client keeps audit.memory and the gaps", async () => {
+    hub = await createTestHub();
+    const root = await gitCheckout(hub.dir, "wire", {
+      ".kxm/memory/release.md": memoryFact("release", RELEASE),
+    });
+    const committedRevision = await computeMemoryRevision(root);
+    await writeFile(join(root, ".kxm/memory/deploy.md"), memoryFact("deploy", DEPLOY));
+    const env = readHubEnv(
+      { KXM_AUTH_TOKEN: ADMIN_TOKEN, KXM_PORT: "0", KXM_DB_PATH: join(hub.dir, "wire-state", "kxm.db") },
+      hub.dir,
+    );
+    const served = await serveHub({ env, logger: false, handleSignals: false });
+    try {
+      const admin = createHubClient({ baseUrl: served.url, token: ADMIN_TOKEN });
+      await admin.createProject({ body: { id: "wire", checkoutRoot: root } });
+      const { audit, packet } = await admin.getContext({ params: { project: "wire" }, body: REQUEST });
+      expect(packet.knowledge.map((item) => item.id)).toEqual(["mem_release"]);
+      expect(packet.unresolvedGaps).toEqual(["memory_withheld:untracked:.kxm/memory/deploy.md"]);
+      expect(Object.keys(audit).at(-1)).toBe("memory");
+      expect(audit.memory).toEqual({
+        commit: gitIn(root, "rev-parse", "HEAD"),
+        revision: committedRevision,
+        withheld: [{ path: ".kxm/memory/deploy.md", state: "untracked" }],
+      });
+      const recalled = await admin.recall({ params: { project: "wire" }, body: { query: "release" } });
+      expect(recalled.unresolvedGaps).toEqual(packet.unresolvedGaps);
+    } finally {
+      await served.close();
+    }
   });
 });
