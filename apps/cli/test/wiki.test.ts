@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createHubClient, type HubClient } from "@kxm/contract";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
+  commitAll,
   expectFailureLine,
   expectJsonFailure,
   expectUsageError,
@@ -170,6 +171,9 @@ beforeAll(async () => {
     memoryFile("other-fact", { summary: "OTHER project fact" }),
   );
 
+  // The hub serves memory and skills as committed at HEAD: commit them, as a reviewed pull request would.
+  await commitAll(checkout, "Add reviewed memory and the promoted checklist");
+  await commitAll(otherCheckout, "Add the other project's fact");
   ok(await cli(["hub", "projects", "add", "demo", "--checkout", checkout]));
   ok(await cli(["hub", "projects", "add", "other", "--checkout", otherCheckout]));
   agent = createHubClient({
