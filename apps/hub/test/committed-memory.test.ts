@@ -117,6 +117,23 @@ describe("the hub serves memory as committed at HEAD", () => {
     expect(after.memory.commit).toBe(next);
   });
 
+  test("with withheld files, equal requests still give byte-identical answers, audit.memory last", async () => {
+    hub = await createTestHub();
+    const { root, key } = await checkout();
+    await writeFile(join(root, ".kxm/memory/b-deploy.md"), memoryFact("deploy", DEPLOY));
+    await writeFile(join(root, ".kxm/memory/a-other.md"), memoryFact("other", DEPLOY));
+    const ask = () => call(hub.app, "POST", "/v1/projects/alpha/context", key, REQUEST);
+    const [first, second] = [await ask(), await ask()];
+    expect(second.body).toBe(first.body);
+    const { audit } = first.json();
+    expect(Object.keys(audit).at(-1)).toBe("memory");
+    expect(Object.keys(audit.memory)).toEqual(["commit", "revision", "withheld"]);
+    expect(audit.memory.withheld.map((file: { path: string }) => file.path)).toEqual([
+      ".kxm/memory/a-other.md",
+      ".kxm/memory/b-deploy.md",
+    ]);
+  });
+
   test("a committed fact modified in the work tree is served as committed, never as edited", async () => {
     hub = await createTestHub();
     const { root, key } = await checkout();
