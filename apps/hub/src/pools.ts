@@ -375,7 +375,16 @@ export class PoolCache {
     return entry.ready;
   }
 
-  /** A project whose pool was ever loaded (projects are never removed), without touching the store. */
+  /**
+   * Forgets a project whose checkout changed or that was removed: its pool and its cached record go, so the next
+   * request reads the project from the store again (and a removed one answers 404).
+   */
+  forget(id: string): void {
+    this.entries.delete(id);
+    this.loadedProjects.delete(id);
+  }
+
+  /** A project whose pool was loaded and not forgotten since, without touching the store. */
   knownProject(id: string): Project | undefined {
     return this.loadedProjects.get(id);
   }

@@ -332,8 +332,7 @@ export const ROUTES = {
   reviewJournal: {
     method: "POST",
     path: "/v1/projects/:project/journal/:entryId/review",
-    summary:
-      "Mark a journal entry of a finished run reviewed, so the wiki compiles it (admin or operator)",
+    summary: "Mark a journal entry of a finished run reviewed, so the wiki compiles it (admin or operator)",
     auth: "operator",
     params: z.strictObject({ project: ProjectIdSchema, entryId: IdSchema }),
     body: z.strictObject({ evidenceRefs: RefListSchema.optional() }),
@@ -428,7 +427,13 @@ export const ROUTES = {
         agentKeys: z.int(),
       }),
     }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found", "project_not_empty"],
+    errors: [
+      ...AUTH_ERRORS,
+      "admin_auth_not_configured",
+      "invalid_request",
+      "not_found",
+      "project_not_empty",
+    ],
   },
   listAgentKeys: {
     method: "GET",
@@ -443,7 +448,8 @@ export const ROUTES = {
   rotateAgentKey: {
     method: "POST",
     path: "/v1/projects/:project/agents/:agentId/rotate",
-    summary: "Replace an agent's active key with a new one, shown once; the old key stops working (admin only)",
+    summary:
+      "Replace an agent's active key with a new one, shown once; the old key stops working (admin only)",
     auth: "admin",
     params: z.strictObject({ project: ProjectIdSchema, agentId: IdSchema }),
     status: 200,

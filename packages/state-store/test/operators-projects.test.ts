@@ -56,7 +56,9 @@ describe("operator credentials", () => {
   test("malformed names, and the admin's own name, are refused", async () => {
     const { store } = tempStore();
     for (const name of ["", "Alice", "has space", "-lead", "operator:bob"]) {
-      await expect(store.createOperator(name, at(T0)), name).rejects.toMatchObject({ code: "invalid_request" });
+      await expect(store.createOperator(name, at(T0)), name).rejects.toMatchObject({
+        code: "invalid_request",
+      });
     }
     await expect(store.createOperator("x".repeat(65), at(T0))).rejects.toMatchObject({
       code: "context_limits_exceeded",
@@ -170,7 +172,10 @@ describe("projects: update and remove", () => {
       at(T0, 3001),
     );
     await store.finishRun({ project: "demo", runId: "r1", outcome: "failed" }, at(T0, 4000));
-    await store.reviewJournalEntry({ project: "demo", entryId: entry.id, reviewedBy: "kxm-admin" }, at(T0, 5000));
+    await store.reviewJournalEntry(
+      { project: "demo", entryId: entry.id, reviewedBy: "kxm-admin" },
+      at(T0, 5000),
+    );
     await proposeAndPromote(store, "release.branch", "Kept", at(T0, 1000), "keep");
 
     await expect(store.removeProject("demo", { force: false })).rejects.toMatchObject({
@@ -207,15 +212,19 @@ describe("projects: update and remove", () => {
       ["journal_reviews", "project"],
       ["agent_credentials", "project"],
     ] as const) {
-      expect(raw.prepare(`select count(*) as n from ${table} where ${column} = 'demo'`).get(), table).toEqual({
-        n: 0,
-      });
+      expect(raw.prepare(`select count(*) as n from ${table} where ${column} = 'demo'`).get(), table).toEqual(
+        {
+          n: 0,
+        },
+      );
     }
     raw.close();
     // The other project is untouched; the id may be registered again, empty.
     expect((await store.liveItems("keep")).length).toBe(2);
     await store.createProject({ id: "demo" }, at(T0, 9000));
     expect(await store.liveItems("demo")).toEqual([]);
-    await expect(store.removeProject("missing", { force: true })).rejects.toMatchObject({ code: "not_found" });
+    await expect(store.removeProject("missing", { force: true })).rejects.toMatchObject({
+      code: "not_found",
+    });
   });
 });
