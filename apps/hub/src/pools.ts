@@ -243,7 +243,13 @@ export function memorySignature(root: string, nowMs = Date.now()): string | unde
   const parts: string[] = [];
   const racyBefore = BigInt(Math.floor(nowMs) - RACY_MS) * 1_000_000n;
   const entry = (path: string): BigIntStats | undefined => {
-    const stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    let stats: BigIntStats | undefined;
+    try {
+      stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    } catch {
+      // ENOTDIR and the like: a checkout that became a file since it was registered holds no memory.
+      stats = undefined;
+    }
     if (stats === undefined) parts.push(`${path}\0-`);
     else parts.push(`${path}\0${stats.ino}\0${stats.size}\0${stats.mtimeNs}\0${stats.ctimeNs}`);
     return stats;

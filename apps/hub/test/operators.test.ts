@@ -291,3 +291,21 @@ describe("checkout roots and project update and removal", () => {
     expect(byKey.statusCode).toBe(401);
   });
 });
+
+describe("a checkout that stops being a folder after registration", () => {
+  test("its packets and recall are served without memory, never a 500", async () => {
+    const { rm, writeFile } = await import("node:fs/promises");
+    const root = join(hub.dir, "replaced");
+    await mkdir(root);
+    await projectWithAgent(hub.app, "replaced", "agent-planner", root);
+    await rm(root, { recursive: true });
+    await writeFile(root, "now a file\n");
+    const packet = await call(hub.app, "POST", "/v1/projects/replaced/context", ADMIN_TOKEN, {
+      role: "planner",
+      task: "x",
+    });
+    expect(packet.statusCode, packet.body).toBe(200);
+    const recall = await call(hub.app, "POST", "/v1/projects/replaced/recall", ADMIN_TOKEN, { query: "x" });
+    expect(recall.statusCode, recall.body).toBe(200);
+  });
+});
