@@ -18,8 +18,13 @@ const EnvSchema = z.object({
   KXM_DEBUG: z.enum(["0", "1", "false", "true"]).optional(),
   /** The hub's admin token, sent by `kxm context` and `kxm hub` commands as a Bearer token. */
   KXM_AUTH_TOKEN: z.string().min(1).max(4096).optional(),
-  /** An agent's key for its project, sent by `kxm mcp` as a Bearer token (never the admin token). */
+  /**
+   * An agent's key for its project, sent by `kxm mcp` as a Bearer token (never the admin token), and by the
+   * `kxm context` commands that call project routes (get, recall, propose, state, episode): see hub-client.ts.
+   */
   KXM_AGENT_KEY: z.string().min(1).max(4096).optional(),
+  /** A named operator's token (`kxm hub operators add`), sent in place of the admin token for operator work. */
+  KXM_OPERATOR_TOKEN: z.string().min(1).max(4096).optional(),
   /** The hub's base URL for `kxm context` and `kxm hub` commands (`--hub` overrides it). */
   KXM_HUB_URL: z.string().refine(isHubUrl).default(DEFAULT_HUB_URL),
 });
@@ -31,6 +36,7 @@ const RULES: Record<string, string> = {
   KXM_DEBUG: "must be 1 or 0",
   KXM_AUTH_TOKEN: "must be at most 4,096 characters",
   KXM_AGENT_KEY: "must be at most 4,096 characters",
+  KXM_OPERATOR_TOKEN: "must be at most 4,096 characters",
   KXM_HUB_URL: "must be an http:// or https:// URL, such as http://127.0.0.1:7420",
 };
 
@@ -41,6 +47,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): { env: CliEnv 
     KXM_DEBUG: source.KXM_DEBUG || undefined,
     KXM_AUTH_TOKEN: source.KXM_AUTH_TOKEN || undefined,
     KXM_AGENT_KEY: source.KXM_AGENT_KEY || undefined,
+    KXM_OPERATOR_TOKEN: source.KXM_OPERATOR_TOKEN || undefined,
     KXM_HUB_URL: source.KXM_HUB_URL || undefined,
   });
   if (result.success) return { env: result.data };

@@ -36,9 +36,16 @@ const HUB_COMMAND_IDS = [
   "context:recall",
   "context:state",
   "hub:agents:add",
+  "hub:agents:list",
   "hub:agents:revoke",
+  "hub:agents:rotate",
+  "hub:operators:add",
+  "hub:operators:list",
+  "hub:operators:revoke",
   "hub:projects:add",
   "hub:projects:list",
+  "hub:projects:remove",
+  "hub:projects:update",
   "hub:serve",
 ] as const;
 
@@ -315,7 +322,7 @@ describe("--help, the manifest and the reference page", () => {
     expect(result.stdout).toMatch(/--json/);
   });
 
-  test.concurrent.for([["context"], ["hub"], ["hub", "projects"], ["hub", "agents"]])(
+  test.concurrent.for([["context"], ["hub"], ["hub", "projects"], ["hub", "agents"], ["hub", "operators"]])(
     "kxm %s --help lists its commands",
     async (words) => {
       const result = await kxm([...words, "--help"], { cwd: tempDir() });

@@ -194,6 +194,7 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
       durationMs: Math.round(reply.elapsedTime * 10) / 10,
       ...(caller === undefined ? {} : { caller: caller.kind }),
       ...(caller?.kind === "agent" ? { agentId: caller.agentId } : {}),
+      ...(caller?.kind === "operator" ? { operator: caller.name } : {}),
       ...(code === undefined ? {} : { code }),
     });
   });
@@ -243,7 +244,7 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
         operationId: name,
         summary: route.summary,
         description: `Auth: ${route.auth}. Error codes: ${route.errors.join(", ") || "none"}.`,
-        tags: [route.auth === "admin" ? "admin" : route.auth === "project" ? "project" : "public"],
+        tags: [route.auth === "none" ? "public" : route.auth],
         ...(route.auth === "none" ? {} : { security: [{ bearer: [] }] }),
         ...(route.params === undefined ? {} : { params: route.params }),
         ...(route.query === undefined ? {} : { querystring: route.query }),

@@ -264,7 +264,13 @@ export function memorySignature(root: string, nowMs = Date.now()): string | unde
   const parts: string[] = [];
   const racyBefore = BigInt(Math.floor(nowMs) - RACY_MS) * 1_000_000n;
   const entry = (path: string): BigIntStats | undefined => {
-    const stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    let stats: BigIntStats | undefined;
+    try {
+      stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    } catch {
+      // ENOTDIR and the like: a checkout that became a file since it was registered holds no memory.
+      stats = undefined;
+    }
     if (stats === undefined) parts.push(`${path}\0-`);
     else parts.push(`${path}\0${stats.ino}\0${stats.size}\0${stats.mtimeNs}\0${stats.ctimeNs}`);
     return stats;
@@ -450,7 +456,16 @@ export class PoolCache {
     return entry.ready;
   }
 
-  /** A project whose pool was ever loaded (projects are never removed), without touching the store. */
+  /**
+   * Forgets a project whose checkout changed or that was removed: its pool and its cached record go, so the next
+   * request reads the project from the store again (and a removed one answers 404).
+   */
+  forget(id: string): void {
+    this.entries.delete(id);
+    this.loadedProjects.delete(id);
+  }
+
+  /** A project whose pool was loaded and not forgotten since, without touching the store. */
   knownProject(id: string): Project | undefined {
     return this.loadedProjects.get(id);
   }

@@ -20,10 +20,10 @@ const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
  */
 const UNREACHABLE: Partial<Record<RouteName, Partial<Record<ErrorCode, string>>>> = {};
 for (const name of ROUTE_NAMES) {
-  if (ROUTES[name].auth === "admin") {
+  if (ROUTES[name].auth === "admin" || ROUTES[name].auth === "operator") {
     UNREACHABLE[name] = {
       context_isolation_violation:
-        "admin routes take the admin token only: an agent key, of any project, is 401 invalid_auth",
+        "admin and operator routes take no agent key: an agent key, of any project, is 401 invalid_auth",
     };
   }
 }
@@ -195,6 +195,43 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
       call(c.noAdmin.app, "DELETE", "/v1/projects/demo/agents/a", ADMIN_TOKEN),
     not_found: (c) => call(c.hub.app, "DELETE", "/v1/projects/ghost/agents/a", ADMIN_TOKEN),
   },
+  updateProject: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "PATCH", "/v1/projects/demo", ADMIN_TOKEN, { checkoutRoot: "/" }),
+    invalid_request: (c) =>
+      call(c.hub.app, "PATCH", "/v1/projects/demo", ADMIN_TOKEN, { checkoutRoot: "/etc/passwd" }),
+    not_found: (c) => call(c.hub.app, "PATCH", "/v1/projects/ghost", ADMIN_TOKEN, { checkoutRoot: "/" }),
+  },
+  removeProject: {
+    admin_auth_not_configured: (c) => call(c.noAdmin.app, "DELETE", "/v1/projects/demo", ADMIN_TOKEN),
+    invalid_request: (c) => call(c.hub.app, "DELETE", "/v1/projects/demo?force=yes", ADMIN_TOKEN),
+    not_found: (c) => call(c.hub.app, "DELETE", "/v1/projects/ghost", ADMIN_TOKEN),
+    // demo holds an agent key and records: refused, and still there for every other scenario.
+    project_not_empty: (c) => call(c.hub.app, "DELETE", "/v1/projects/demo", ADMIN_TOKEN),
+  },
+  listAgentKeys: {
+    admin_auth_not_configured: (c) => call(c.noAdmin.app, "GET", "/v1/projects/demo/agents", ADMIN_TOKEN),
+    not_found: (c) => get(c, "/v1/projects/ghost/agents"),
+  },
+  rotateAgentKey: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "POST", "/v1/projects/demo/agents/a/rotate", ADMIN_TOKEN),
+    not_found: (c) => call(c.hub.app, "POST", "/v1/projects/demo/agents/nobody/rotate", ADMIN_TOKEN),
+  },
+  createOperator: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "POST", "/v1/operators", ADMIN_TOKEN, { name: "alice" }),
+    invalid_request: (c) => post(c, "/v1/operators", { name: "Not A Name" }),
+    context_limits_exceeded: (c) => post(c, "/v1/operators", { name: "o".repeat(65) }),
+  },
+  listOperators: {
+    admin_auth_not_configured: (c) => call(c.noAdmin.app, "GET", "/v1/operators", ADMIN_TOKEN),
+  },
+  revokeOperator: {
+    admin_auth_not_configured: (c) => call(c.noAdmin.app, "DELETE", "/v1/operators/alice", ADMIN_TOKEN),
+    invalid_request: (c) => call(c.hub.app, "DELETE", "/v1/operators/Alice", ADMIN_TOKEN),
+    context_limits_exceeded: (c) => call(c.hub.app, "DELETE", `/v1/operators/${"o".repeat(65)}`, ADMIN_TOKEN),
+  },
 };
 
 function genericScenario(name: RouteName, code: ErrorCode): Scenario | undefined {
@@ -216,6 +253,7 @@ function genericScenario(name: RouteName, code: ErrorCode): Scenario | undefined
           runId: "r",
           agentId: "a",
           entryId: "e",
+          name: "n",
         },
         body: {},
       };

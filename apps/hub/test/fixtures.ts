@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { ROUTES, type RouteName } from "@kxm/contract";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { ADMIN_TOKEN, call, GUIDE_PROPOSAL } from "./helpers.js";
@@ -89,6 +90,29 @@ export const SAMPLES: Record<RouteName, (context: SampleContext) => Promise<Samp
     const created = await call(app, "POST", `/v1/projects/${project}/agents`, ADMIN_TOKEN, { agentId });
     if (created.statusCode !== 201) throw new Error(`createAgentKey ${created.statusCode}`);
     return { params: { project, agentId } };
+  },
+  updateProject: async ({ project }) => ({ params: { project }, body: { checkoutRoot: tmpdir() } }),
+  removeProject: async ({ app }) => {
+    // A fresh, empty project: removing it needs no force.
+    const id = unique("to-remove");
+    const created = await call(app, "POST", "/v1/projects", ADMIN_TOKEN, { id });
+    if (created.statusCode !== 201) throw new Error(`createProject ${created.statusCode}`);
+    return { params: { project: id } };
+  },
+  listAgentKeys: async ({ project }) => ({ params: { project } }),
+  rotateAgentKey: async ({ app, project }) => {
+    const agentId = unique("agent-to-rotate");
+    const created = await call(app, "POST", `/v1/projects/${project}/agents`, ADMIN_TOKEN, { agentId });
+    if (created.statusCode !== 201) throw new Error(`createAgentKey ${created.statusCode}`);
+    return { params: { project, agentId } };
+  },
+  createOperator: async () => ({ body: { name: unique("operator") } }),
+  listOperators: async () => ({}),
+  revokeOperator: async ({ app }) => {
+    const name = unique("operator-to-revoke");
+    const created = await call(app, "POST", "/v1/operators", ADMIN_TOKEN, { name });
+    if (created.statusCode !== 201) throw new Error(`createOperator ${created.statusCode}`);
+    return { params: { name } };
   },
 };
 

@@ -55,12 +55,21 @@ export const EXAMPLES: Record<
   listProjects: {},
   createAgentKey: { params: { project: "demo" }, body: { agentId: "agent-planner" } },
   revokeAgentKey: { params: { project: "demo", agentId: "agent-planner" } },
+  updateProject: { params: { project: "demo" }, body: { checkoutRoot: "/srv/checkouts/demo-v2" } },
+  removeProject: { params: { project: "demo" }, query: { force: "true" } },
+  listAgentKeys: { params: { project: "demo" } },
+  rotateAgentKey: { params: { project: "demo", agentId: "agent-planner" } },
+  createOperator: { body: { name: "alice" } },
+  listOperators: {},
+  revokeOperator: { params: { name: "alice" } },
 };
 
 const AUTH_TEXT: Record<RouteDefinition["auth"], string> = {
   none: "none",
   admin: "admin token only (503 `admin_auth_not_configured` when the hub has none)",
-  project: "the admin token, or an agent key of the path's project",
+  operator:
+    "the admin token or an operator's token (503 `admin_auth_not_configured` when the hub has no admin token)",
+  project: "the admin token, an operator's token, or an agent key of the path's project",
 };
 
 function fields(schema: z.ZodType | undefined): string {
@@ -84,6 +93,7 @@ function curl(name: RouteName, route: RouteDefinition): string {
   if (query !== "") path += `?${query}`;
   const lines = [`curl -sS -X ${route.method} "$KXM_HUB_URL${path}"`];
   if (route.auth === "admin") lines.push(`-H "Authorization: Bearer $KXM_AUTH_TOKEN"`);
+  if (route.auth === "operator") lines.push(`-H "Authorization: Bearer $KXM_OPERATOR_TOKEN"`);
   if (route.auth === "project") lines.push(`-H "Authorization: Bearer $KXM_AGENT_KEY"`);
   if (example.body !== undefined) {
     lines.push(`-H "Content-Type: application/json"`);

@@ -21,7 +21,7 @@ const GARBAGE = "not-a-credential-at-all";
 /** What a hub with an admin token answers each caller, from the route's `auth` alone. */
 function expectedWithAdmin(route: RouteDefinition, caller: CallerName): Expected {
   if (route.auth === "none") return { status: route.status };
-  if (route.auth === "admin")
+  if (route.auth === "admin" || route.auth === "operator")
     return caller === "admin" ? { status: route.status } : { status: 401, code: "invalid_auth" };
   if (caller === "admin" || caller === "own") return { status: route.status };
   if (caller === "other") return { status: 403, code: "context_isolation_violation" };
@@ -31,7 +31,9 @@ function expectedWithAdmin(route: RouteDefinition, caller: CallerName): Expected
 /** Without an admin token: admin routes are 503 for everyone; the admin token is just an unknown credential. */
 function expectedWithoutAdmin(route: RouteDefinition, caller: CallerName): Expected {
   if (route.auth === "none") return { status: route.status };
-  if (route.auth === "admin") return { status: 503, code: "admin_auth_not_configured" };
+  if (route.auth === "admin" || route.auth === "operator") {
+    return { status: 503, code: "admin_auth_not_configured" };
+  }
   if (caller === "own") return { status: route.status };
   if (caller === "other") return { status: 403, code: "context_isolation_violation" };
   const operatorLike = caller === "admin" || caller === "garbage";

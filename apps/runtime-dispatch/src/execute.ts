@@ -26,8 +26,11 @@ import {
 import { createRun, jsonText, type Run } from "./runs.js";
 import type { Workflow, WorkflowStep } from "./workflow.js";
 
-/** Variables an agent never inherits: the operator's hub credentials. Give an agent its own key instead. */
-export const WITHHELD_ENV = ["KXM_AUTH_TOKEN", "KXM_AGENT_KEY"] as const;
+/**
+ * Variables an agent never inherits: the operator's hub credentials, the admin token and a named operator's token
+ * included (an agent holding one could promote as that operator). Give an agent its own key instead.
+ */
+export const WITHHELD_ENV = ["KXM_AUTH_TOKEN", "KXM_OPERATOR_TOKEN", "KXM_AGENT_KEY"] as const;
 
 /** Something a caller may show while a run goes on (the CLI prints one line each). */
 export type RunProgress =

@@ -52,7 +52,12 @@ function options(root: string, out: string, extra: Partial<Parameters<typeof exe
     runId: "run_test",
     project: "demo",
     now: () => NOW,
-    env: { ...process.env, FAKE_AGENT_OUT: out, KXM_AUTH_TOKEN: "admin-token-never-for-agents" },
+    env: {
+      ...process.env,
+      FAKE_AGENT_OUT: out,
+      KXM_AUTH_TOKEN: "admin-token-never-for-agents",
+      KXM_OPERATOR_TOKEN: "kxo_operator-token-never-for-agents",
+    },
     ...extra,
   };
 }
@@ -108,6 +113,7 @@ describe("executeRun", () => {
       KXM_PROMPT_FILE: join(root, ".kxm/runs/run_test/implement.1.prompt.md"),
     });
     expect(env.KXM_AUTH_TOKEN).toBeUndefined();
+    expect(env.KXM_OPERATOR_TOKEN).toBeUndefined();
   });
 
   it("logs dispatch_context_assembled with ids and gaps, never the prompt or item text", async () => {

@@ -43,6 +43,10 @@ export const ERROR_CATALOGUE = {
   git_unavailable: { status: 503, title: "git failed or did not answer in time" },
   hub_unreachable: { status: 503, title: "The hub could not be reached" },
   not_found: { status: 404, title: "No such resource" },
+  project_not_empty: {
+    status: 409,
+    title: "The project still holds records or agent keys; remove it with force to delete them too",
+  },
   payload_too_large: { status: 413, title: "The request body is over 256 KiB" },
   rate_limited: { status: 429, title: "Too many requests for this credential" },
   internal_error: { status: 500, title: "An unexpected failure inside KXM" },

@@ -42,3 +42,21 @@ export const RefListSchema = z
     message: "must not repeat a reference",
     ...LIMIT_PARAMS,
   });
+
+/** The name every admin-token action is recorded under; no operator may take it. */
+export const ADMIN_ACTOR = "kxm-admin";
+
+/**
+ * A named operator: 1 to 64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit. The hub
+ * records an operator's actions as `operator:<name>`, so an operator can never share an agent id or `kxm-admin`.
+ */
+export const OperatorNameSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, "must be lowercase letters, digits, '.', '_' or '-'");
+
+/** The actor an operator's proposals, promotions and reviews are recorded under. */
+export function operatorActor(name: string): string {
+  return `operator:${name}`;
+}

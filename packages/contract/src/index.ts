@@ -7,7 +7,16 @@ export {
   type RouteOutput,
 } from "./client.js";
 export { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode, isKxmError, KxmError } from "./errors.js";
-export { IdSchema, ProjectIdSchema, RefListSchema, RefSchema, TimestampSchema } from "./fields.js";
+export {
+  ADMIN_ACTOR,
+  IdSchema,
+  OperatorNameSchema,
+  operatorActor,
+  ProjectIdSchema,
+  RefListSchema,
+  RefSchema,
+  TimestampSchema,
+} from "./fields.js";
 export { type ContextItem, ContextItemSchema, type Provenance, ProvenanceSchema } from "./item.js";
 export { type JournalEntry, JournalEntrySchema, type JournalReview, JournalReviewSchema } from "./journal.js";
 export { LIMITS } from "./limits.js";
@@ -46,7 +55,9 @@ export {
   rolePolicy,
 } from "./roles.js";
 export {
+  AgentKeySchema,
   ExplanationSchema,
+  OperatorSchema,
   type Problem,
   ProblemSchema,
   type ProjectRecord,

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import type { ErrorCode } from "./errors.js";
-import { IdSchema, ProjectIdSchema, RefListSchema, RefSchema, TimestampSchema } from "./fields.js";
+import {
+  IdSchema,
+  OperatorNameSchema,
+  ProjectIdSchema,
+  RefListSchema,
+  RefSchema,
+  TimestampSchema,
+} from "./fields.js";
 import { ContextItemSchema } from "./item.js";
 import { JournalEntrySchema, JournalReviewSchema } from "./journal.js";
 import { LIMITS } from "./limits.js";
@@ -32,6 +39,15 @@ export const ProjectSchema = z.object({
   createdAt: z.string(),
 });
 export type ProjectRecord = z.infer<typeof ProjectSchema>;
+
+/** A checkout root as the API takes it: an absolute path of an existing folder on the hub's machine. */
+const CheckoutRootSchema = z.string().min(1).max(4096);
+
+/** An agent's active key, without the key: who holds it and since when. */
+export const AgentKeySchema = z.object({ agentId: z.string(), createdAt: z.string() });
+
+/** A named operator's active token, without the token. */
+export const OperatorSchema = z.object({ name: z.string(), createdAt: z.string() });
 
 export const RunSchema = z.object({
   id: z.string(),
@@ -99,12 +115,16 @@ export const WikiRecordsSchema = z.object({
 });
 export type WikiRecords = z.infer<typeof WikiRecordsSchema>;
 
-/** Who may call a route: nobody needs a credential, only the admin token, or the admin token or the project's key. */
-export type RouteAuth = "none" | "admin" | "project";
+/**
+ * Who may call a route: `none` needs no credential; `admin` takes the admin token only (hub management: projects,
+ * agent keys, operators); `operator` takes the admin token or a named operator's token (operator work: promotion,
+ * review, explain); `project` takes the admin token, an operator's token, or an agent key of the path's project.
+ */
+export type RouteAuth = "none" | "admin" | "operator" | "project";
 
 /** One HTTP route as data: the hub registers it, the client calls it, the OpenAPI document describes it. */
 export interface RouteDefinition {
-  readonly method: "GET" | "POST" | "DELETE";
+  readonly method: "GET" | "POST" | "PATCH" | "DELETE";
   readonly path: string;
   readonly summary: string;
   readonly auth: RouteAuth;
@@ -182,8 +202,8 @@ export const ROUTES = {
   promoteState: {
     method: "POST",
     path: "/v1/projects/:project/state/proposals/:proposalId/promote",
-    summary: "Promote a proposal with evidence (admin only)",
-    auth: "admin",
+    summary: "Promote a proposal with evidence (admin or operator; never the proposal's author)",
+    auth: "operator",
     params: z.strictObject({ project: ProjectIdSchema, proposalId: IdSchema }),
     body: z.strictObject({ evidenceRefs: EvidenceRefsSchema }),
     status: 200,
@@ -250,8 +270,9 @@ export const ROUTES = {
   explain: {
     method: "GET",
     path: "/v1/projects/:project/items/:itemId/explain",
-    summary: "Whether an item exists, its lineage, evidence and the source of each ancestor (admin only)",
-    auth: "admin",
+    summary:
+      "Whether an item exists, its lineage, evidence and the source of each ancestor (admin or operator)",
+    auth: "operator",
     params: z.strictObject({ project: ProjectIdSchema, itemId: IdSchema }),
     status: 200,
     response: ExplanationSchema,
@@ -311,8 +332,8 @@ export const ROUTES = {
   reviewJournal: {
     method: "POST",
     path: "/v1/projects/:project/journal/:entryId/review",
-    summary: "Mark a journal entry of a finished run reviewed, so the wiki compiles it (admin only)",
-    auth: "admin",
+    summary: "Mark a journal entry of a finished run reviewed, so the wiki compiles it (admin or operator)",
+    auth: "operator",
     params: z.strictObject({ project: ProjectIdSchema, entryId: IdSchema }),
     body: z.strictObject({ evidenceRefs: RefListSchema.optional() }),
     status: 200,
@@ -342,7 +363,7 @@ export const ROUTES = {
     path: "/v1/projects",
     summary: "Register a project and the checkout its memory and skills are read from (admin only)",
     auth: "admin",
-    body: z.strictObject({ id: ProjectIdSchema, checkoutRoot: z.string().min(1).max(4096).optional() }),
+    body: z.strictObject({ id: ProjectIdSchema, checkoutRoot: CheckoutRootSchema.optional() }),
     status: 201,
     response: z.object({ project: ProjectSchema }),
     errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request"],
@@ -376,6 +397,93 @@ export const ROUTES = {
     status: 200,
     response: z.object({ revoked: z.boolean() }),
     errors: [...AUTH_ERRORS, "admin_auth_not_configured", "not_found"],
+  },
+  updateProject: {
+    method: "PATCH",
+    path: "/v1/projects/:project",
+    summary: "Change a project's checkout root (admin only)",
+    auth: "admin",
+    params: ProjectParams,
+    body: z.strictObject({ checkoutRoot: CheckoutRootSchema }),
+    status: 200,
+    response: z.object({ project: ProjectSchema }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+  },
+  removeProject: {
+    method: "DELETE",
+    path: "/v1/projects/:project",
+    summary:
+      "Remove a project; refused while it holds records or active agent keys, unless force=true deletes them too (admin only)",
+    auth: "admin",
+    params: ProjectParams,
+    query: z.strictObject({ force: z.enum(["true", "false"]).optional() }),
+    status: 200,
+    response: z.object({
+      removed: z.object({
+        project: z.string(),
+        items: z.int(),
+        runs: z.int(),
+        journalEntries: z.int(),
+        agentKeys: z.int(),
+      }),
+    }),
+    errors: [
+      ...AUTH_ERRORS,
+      "admin_auth_not_configured",
+      "invalid_request",
+      "not_found",
+      "project_not_empty",
+    ],
+  },
+  listAgentKeys: {
+    method: "GET",
+    path: "/v1/projects/:project/agents",
+    summary: "List the agents of a project that hold an active key, never the keys (admin only)",
+    auth: "admin",
+    params: ProjectParams,
+    status: 200,
+    response: z.object({ project: z.string(), agents: z.array(AgentKeySchema) }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "not_found"],
+  },
+  rotateAgentKey: {
+    method: "POST",
+    path: "/v1/projects/:project/agents/:agentId/rotate",
+    summary:
+      "Replace an agent's active key with a new one, shown once; the old key stops working (admin only)",
+    auth: "admin",
+    params: z.strictObject({ project: ProjectIdSchema, agentId: IdSchema }),
+    status: 200,
+    response: z.object({ project: z.string(), agentId: z.string(), key: z.string() }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "not_found"],
+  },
+  createOperator: {
+    method: "POST",
+    path: "/v1/operators",
+    summary: "Create a named operator's token; the token is shown once (admin only)",
+    auth: "admin",
+    body: z.strictObject({ name: OperatorNameSchema }),
+    status: 201,
+    response: z.object({ name: z.string(), token: z.string() }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "context_limits_exceeded"],
+  },
+  listOperators: {
+    method: "GET",
+    path: "/v1/operators",
+    summary: "List the operators that hold an active token, never the tokens (admin only)",
+    auth: "admin",
+    status: 200,
+    response: z.object({ operators: z.array(OperatorSchema) }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured"],
+  },
+  revokeOperator: {
+    method: "DELETE",
+    path: "/v1/operators/:name",
+    summary: "Revoke a named operator's token (admin only)",
+    auth: "admin",
+    params: z.strictObject({ name: OperatorNameSchema }),
+    status: 200,
+    response: z.object({ revoked: z.boolean() }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "context_limits_exceeded"],
   },
 } as const satisfies Record<string, RouteDefinition>;
 

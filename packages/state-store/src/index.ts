@@ -3,14 +3,18 @@
 export { type OpenStoreOptions, openStore } from "./open.js";
 export type {
   AgentIdentity,
+  AgentKeyRecord,
   AppendJournalInput,
   EpisodePage,
   EpisodePageOptions,
   FinishRunInput,
   JournalFilter,
   KxmStore,
+  OperatorIdentity,
+  OperatorRecord,
   Project,
   PurgeCounts,
+  RemovedProject,
   ReviewedJournalEntry,
   ReviewJournalInput,
   RunRecord,

@@ -46,6 +46,21 @@ export const agentCredentials = sqliteTable(
   ],
 );
 
+/**
+ * Named operator credentials, hub-wide (not per project), stored as the hex SHA-256 of the token, never the token.
+ * At most one non-revoked token per name (a partial unique index); revoked rows stay as a record.
+ */
+export const operatorCredentials = sqliteTable(
+  "operator_credentials",
+  {
+    keyHash: text("key_hash").primaryKey(),
+    name: text("name").notNull(),
+    createdAt: text("created_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [uniqueIndex("operator_credentials_active_name_idx").on(t.name).where(sql`revoked_at is null`)],
+);
+
 /** Workflow runs. A run is terminal once `finished_at` is set. */
 export const runs = sqliteTable(
   "runs",

@@ -15,6 +15,32 @@ export interface Project {
   createdAt: string;
 }
 
+/** What removing a project deleted with it. */
+export interface RemovedProject {
+  project: string;
+  items: number;
+  runs: number;
+  journalEntries: number;
+  agentKeys: number;
+}
+
+/** Who a named operator token belongs to. */
+export interface OperatorIdentity {
+  name: string;
+}
+
+/** An operator holding an active token (the token is never stored or listed). */
+export interface OperatorRecord {
+  name: string;
+  createdAt: string;
+}
+
+/** An agent holding an active key (the key is never stored or listed). */
+export interface AgentKeyRecord {
+  agentId: string;
+  createdAt: string;
+}
+
 /** Who an agent key belongs to. */
 export interface AgentIdentity {
   project: string;
@@ -160,6 +186,33 @@ export interface KxmStore {
   createAgentKey(project: string, agentId: string, now: Date): Promise<{ agentId: string; key: string }>;
   /** Revokes the agent's key; false when it had none. */
   revokeAgentKey(project: string, agentId: string, now: Date): Promise<boolean>;
+  /** The agents of the project holding an active key, by agent id. Unknown project: 404 `not_found`. */
+  listAgentKeys(project: string): Promise<AgentKeyRecord[]>;
+  /**
+   * Revokes the agent's active key and creates a new one in one transaction, returned once. Unknown project, or no
+   * active key: 404 `not_found`.
+   */
+  rotateAgentKey(project: string, agentId: string, now: Date): Promise<{ agentId: string; key: string }>;
+
+  /** Sets a project's checkout root (absolute, or null). Unknown project: 404 `not_found`. */
+  updateProject(id: string, input: { checkoutRoot: string | null }): Promise<Project>;
+  /**
+   * Removes a project. Without `force`, one that holds items, runs or active agent keys is 409
+   * `project_not_empty`; with it, all of them are deleted too, in one transaction. Unknown project: 404.
+   */
+  removeProject(id: string, options: { force: boolean }): Promise<RemovedProject>;
+
+  /**
+   * Creates a named operator's token and returns it once: `kxo_` + 32 random bytes in base64url; only its SHA-256
+   * is stored. A malformed name, `kxm-admin`, or a name holding an active token is `invalid_request`.
+   */
+  createOperator(name: string, now: Date): Promise<{ name: string; token: string }>;
+  /** Revokes the operator's token; false when it had none. */
+  revokeOperator(name: string, now: Date): Promise<boolean>;
+  /** The operators holding an active token, by name. */
+  listOperators(): Promise<OperatorRecord[]>;
+  /** The token's operator, or undefined for an unknown, malformed or revoked token (compared in constant time). */
+  authenticateOperator(token: string): Promise<OperatorIdentity | undefined>;
   /** The key's owner, or undefined for an unknown, malformed or revoked key. */
   authenticateAgent(key: string): Promise<AgentIdentity | undefined>;
 

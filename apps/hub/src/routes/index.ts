@@ -1,4 +1,17 @@
-import { createAgentKey, createProject, health, listProjects, revokeAgentKey } from "./admin.js";
+import {
+  createAgentKey,
+  createOperator,
+  createProject,
+  health,
+  listAgentKeys,
+  listOperators,
+  listProjects,
+  removeProject,
+  revokeAgentKey,
+  revokeOperator,
+  rotateAgentKey,
+  updateProject,
+} from "./admin.js";
 import { explain, getContext, recall } from "./context.js";
 import { appendJournal, episodes, finishRun, startRun } from "./runs.js";
 import { contradictions, getState, promoteState, proposeState, stateHistory } from "./state.js";
@@ -26,4 +39,11 @@ export const HANDLERS: RouteHandlers = {
   listProjects,
   createAgentKey,
   revokeAgentKey,
+  updateProject,
+  removeProject,
+  listAgentKeys,
+  rotateAgentKey,
+  createOperator,
+  listOperators,
+  revokeOperator,
 };

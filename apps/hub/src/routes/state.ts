@@ -1,16 +1,17 @@
 import { KxmError } from "@kxm/contract";
-import { ADMIN_ACTOR } from "../auth.js";
+import { actorOf } from "../auth.js";
 import type { RouteHandler } from "./types.js";
 
 /**
  * Proposes a state value. Origin follows the credential, never a name: an agent key proposes as `peer` (capped at
- * evidence by the store), the admin token as `human` under the name `kxm-admin`. `proposedBy` defaults to the
+ * evidence by the store), the admin token as `human` under the name `kxm-admin`, an operator's token as `human`
+ * under `operator:<name>`. `proposedBy` defaults to the
  * caller and must name it; a mismatch is refused and logged as a security alert (ids only).
  */
 export const proposeState: RouteHandler<"proposeState"> = async ({ params, body, caller, hub, log }) => {
   if (caller === undefined)
     throw new KxmError("invalid_auth", "the credential is missing, unknown or revoked");
-  const actor = caller.kind === "agent" ? caller.agentId : ADMIN_ACTOR;
+  const actor = actorOf(caller);
   if (body.proposedBy !== undefined && body.proposedBy !== actor) {
     hub.log.warn({
       event: "security_alert",
@@ -43,8 +44,14 @@ export const proposeState: RouteHandler<"proposeState"> = async ({ params, body,
   return { proposalId: proposal.id };
 };
 
-/** Promotes a proposal as `kxm-admin` (admin only); the store refuses the author, another project's proposal and a consumed one. */
-export const promoteState: RouteHandler<"promoteState"> = async ({ params, body, hub, log }) => {
+/**
+ * Promotes a proposal as the caller: `kxm-admin` (admin token) or `operator:<name>` (an operator's token). The store
+ * refuses the author (four eyes: an operator cannot promote their own proposal, a second operator can), another
+ * project's proposal and a consumed one.
+ */
+export const promoteState: RouteHandler<"promoteState"> = async ({ params, body, caller, hub, log }) => {
+  if (caller === undefined)
+    throw new KxmError("invalid_auth", "the credential is missing, unknown or revoked");
   if ((await hub.store.getProject(params.project)) === undefined) {
     throw new KxmError(
       "state_proposal_not_found",
@@ -55,7 +62,7 @@ export const promoteState: RouteHandler<"promoteState"> = async ({ params, body,
     {
       project: params.project,
       proposalId: params.proposalId,
-      promotedBy: ADMIN_ACTOR,
+      promotedBy: actorOf(caller),
       evidenceRefs: body.evidenceRefs,
     },
     hub.now(),
@@ -69,6 +76,7 @@ export const promoteState: RouteHandler<"promoteState"> = async ({ params, body,
     project: params.project,
     proposalId: params.proposalId,
     stateId: promotion.state.id,
+    by: actorOf(caller),
     superseded: promotion.superseded.map((item) => item.id),
   });
   return { state: promotion.state };

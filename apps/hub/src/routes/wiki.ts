@@ -1,19 +1,19 @@
 import { compareIds } from "@kxm/arbiter";
-import { ADMIN_ACTOR } from "../auth.js";
+import { ADMIN_ACTOR, actorOf } from "../auth.js";
 import type { RouteHandler } from "./types.js";
 
 /**
- * Marks a journal entry of a finished run reviewed, as `kxm-admin` (admin only). The store refuses an entry of
+ * Marks a journal entry of a finished run reviewed, as the caller (`kxm-admin` or `operator:<name>`). The store refuses an entry of
  * another project (404) and one whose run still runs (409 `journal_review_invalid`); a second review answers the
  * first unchanged.
  */
-export const reviewJournal: RouteHandler<"reviewJournal"> = async ({ params, body, hub, log }) => {
+export const reviewJournal: RouteHandler<"reviewJournal"> = async ({ params, body, caller, hub, log }) => {
   await hub.project(params.project);
   const result = await hub.store.reviewJournalEntry(
     {
       project: params.project,
       entryId: params.entryId,
-      reviewedBy: ADMIN_ACTOR,
+      reviewedBy: caller === undefined ? ADMIN_ACTOR : actorOf(caller),
       ...(body.evidenceRefs === undefined ? {} : { evidenceRefs: body.evidenceRefs }),
     },
     hub.now(),

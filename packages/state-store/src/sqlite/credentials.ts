@@ -46,12 +46,17 @@ export function createAgentKey(
         `agent ${agent} already has an active key in project ${p}; revoke it before creating another`,
       );
     }
-    const key = `kxm_${crypto.randomBytes(32).toString("base64url")}`;
-    db.insert(agentCredentials)
-      .values({ keyHash: keyHash(key).toString("hex"), project: p, agentId: agent, createdAt })
-      .run();
-    return { agentId: agent, key };
+    return { agentId: agent, key: insertKey(db, p, agent, createdAt) };
   });
+}
+
+/** Mints and stores (as its SHA-256) a new key for the agent; the caller checked it holds no active one. */
+function insertKey(db: Db, project: string, agentId: string, createdAt: string): string {
+  const key = `kxm_${crypto.randomBytes(32).toString("base64url")}`;
+  db.insert(agentCredentials)
+    .values({ keyHash: keyHash(key).toString("hex"), project, agentId, createdAt })
+    .run();
+  return key;
 }
 
 /** Revokes the agent's active key; false when it has none. */
@@ -99,4 +104,39 @@ export function authenticateAgent(db: Db, key: string): AgentIdentity | undefine
   if (row === undefined) return undefined;
   if (row.revokedAt !== null) return undefined;
   return { project: row.project, agentId: row.agentId };
+}
+
+/** The agents of the project holding an active key, by agent id; never a key or its hash. Unknown project: 404. */
+export function listAgentKeys(db: Db, project: string): Array<{ agentId: string; createdAt: string }> {
+  const p = projectId(project);
+  requireProject(db, p);
+  return db
+    .select({ agentId: agentCredentials.agentId, createdAt: agentCredentials.createdAt })
+    .from(agentCredentials)
+    .where(and(eq(agentCredentials.project, p), isNull(agentCredentials.revokedAt)))
+    .all()
+    .sort((a, b) => (a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0));
+}
+
+/**
+ * Replaces the agent's active key with a new one in one transaction: the old key is revoked at `now` and the new
+ * one returned once. An unknown project, or an agent with no active key, is 404 `not_found` (create one with
+ * {@link createAgentKey} instead).
+ */
+export function rotateAgentKey(
+  db: Db,
+  project: string,
+  agentId: string,
+  now: Date,
+): { agentId: string; key: string } {
+  const p = projectId(project);
+  const agent = recordId(agentId, "agentId", "invalid_request");
+  const rotatedAt = isoTime(now, "now");
+  return immediate(db, () => {
+    requireProject(db, p);
+    if (!revokeAgentKey(db, p, agent, now)) {
+      throw new KxmError("not_found", `agent ${agent} has no active key in project ${p} to rotate`);
+    }
+    return { agentId: agent, key: insertKey(db, p, agent, rotatedAt) };
+  });
 }

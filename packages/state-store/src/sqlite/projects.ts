@@ -1,10 +1,10 @@
 import { KxmError } from "@kxm/contract";
-import { eq } from "drizzle-orm";
+import { and, count, eq, isNull } from "drizzle-orm";
 import { checkoutRoot, compareText, projectId } from "../input.js";
-import { projects } from "../schema.js";
+import { agentCredentials, items, journalEntries, projects, runs } from "../schema.js";
 import { isoTime } from "../time.js";
-import type { Project } from "../types.js";
-import { type Db, immediate } from "./db.js";
+import type { Project, RemovedProject } from "../types.js";
+import { type Db, immediate, requireProject } from "./db.js";
 
 function toProject(row: typeof projects.$inferSelect): Project {
   return { id: row.id, checkoutRoot: row.checkoutRoot, createdAt: row.createdAt };
@@ -41,4 +41,63 @@ export function listProjects(db: Db): Project[] {
     .all()
     .map(toProject)
     .sort((a, b) => compareText(a.id, b.id));
+}
+
+/** Sets the project's checkout root (an absolute path, or null for none). Unknown project: 404 `not_found`. */
+export function updateProject(db: Db, id: string, input: { checkoutRoot: string | null }): Project {
+  const p = projectId(id);
+  const root = checkoutRoot(input.checkoutRoot);
+  return immediate(db, () => {
+    requireProject(db, p);
+    db.update(projects).set({ checkoutRoot: root }).where(eq(projects.id, p)).run();
+    return getProject(db, p)!;
+  });
+}
+
+function rows(db: Db, table: typeof items | typeof runs | typeof journalEntries, project: string): number {
+  return db.select({ n: count() }).from(table).where(eq(table.project, project)).get()?.n ?? 0;
+}
+
+/**
+ * Removes the project in one transaction. Without `force` it must be empty: no stored item (state, proposals,
+ * episodes), no run (and so no journal entry) and no active agent key, else 409 `project_not_empty` names what it
+ * holds and nothing changes. With `force` everything of the project goes with it: items and their proposal records,
+ * runs with their journal entries and reviews, and every agent key (revoked ones too). Unknown project: 404.
+ */
+export function removeProject(db: Db, id: string, options: { force: boolean }): RemovedProject {
+  const p = projectId(id);
+  return immediate(db, () => {
+    requireProject(db, p);
+    const held = {
+      items: rows(db, items, p),
+      runs: rows(db, runs, p),
+      journalEntries: rows(db, journalEntries, p),
+      activeKeys:
+        db
+          .select({ n: count() })
+          .from(agentCredentials)
+          .where(and(eq(agentCredentials.project, p), isNull(agentCredentials.revokedAt)))
+          .get()?.n ?? 0,
+    };
+    if (!options.force && held.items + held.runs + held.activeKeys > 0) {
+      throw new KxmError(
+        "project_not_empty",
+        `project ${p} holds ${held.items} item(s), ${held.runs} run(s) and ${held.activeKeys} active agent ` +
+          "key(s); remove them first, or remove the project with force to delete them too",
+      );
+    }
+    // Proposal records cascade with their items, journal entries and their reviews with their runs.
+    const removedItems = db.delete(items).where(eq(items.project, p)).run().changes;
+    const removedJournal = db.delete(journalEntries).where(eq(journalEntries.project, p)).run().changes;
+    const removedRuns = db.delete(runs).where(eq(runs.project, p)).run().changes;
+    const removedKeys = db.delete(agentCredentials).where(eq(agentCredentials.project, p)).run().changes;
+    db.delete(projects).where(eq(projects.id, p)).run();
+    return {
+      project: p,
+      items: removedItems,
+      runs: removedRuns,
+      journalEntries: removedJournal,
+      agentKeys: removedKeys,
+    };
+  });
 }

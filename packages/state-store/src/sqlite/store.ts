@@ -3,14 +3,18 @@ import { KxmError } from "@kxm/contract";
 import type Database from "better-sqlite3";
 import type {
   AgentIdentity,
+  AgentKeyRecord,
   AppendJournalInput,
   EpisodePage,
   EpisodePageOptions,
   FinishRunInput,
   JournalFilter,
   KxmStore,
+  OperatorIdentity,
+  OperatorRecord,
   Project,
   PurgeCounts,
+  RemovedProject,
   ReviewedJournalEntry,
   ReviewJournalInput,
   RunRecord,
@@ -25,6 +29,7 @@ import type { Db } from "./db.js";
 import { listEpisodes } from "./episodes.js";
 import { findItem, liveItems } from "./items.js";
 import * as journal from "./journal.js";
+import * as operators from "./operators.js";
 import * as projects from "./projects.js";
 import { purge } from "./retention.js";
 import * as reviews from "./reviews.js";
@@ -70,6 +75,30 @@ export class SqliteKxmStore implements KxmStore {
   }
   authenticateAgent(key: string): Promise<AgentIdentity | undefined> {
     return this.#run((db) => credentials.authenticateAgent(db, key));
+  }
+  listAgentKeys(project: string): Promise<AgentKeyRecord[]> {
+    return this.#run((db) => credentials.listAgentKeys(db, project));
+  }
+  rotateAgentKey(project: string, agentId: string, now: Date): Promise<{ agentId: string; key: string }> {
+    return this.#run((db) => credentials.rotateAgentKey(db, project, agentId, now));
+  }
+  updateProject(id: string, input: { checkoutRoot: string | null }): Promise<Project> {
+    return this.#run((db) => projects.updateProject(db, id, input));
+  }
+  removeProject(id: string, options: { force: boolean }): Promise<RemovedProject> {
+    return this.#run((db) => projects.removeProject(db, id, options));
+  }
+  createOperator(name: string, now: Date): Promise<{ name: string; token: string }> {
+    return this.#run((db) => operators.createOperator(db, name, now));
+  }
+  revokeOperator(name: string, now: Date): Promise<boolean> {
+    return this.#run((db) => operators.revokeOperator(db, name, now));
+  }
+  listOperators(): Promise<OperatorRecord[]> {
+    return this.#run((db) => operators.listOperators(db));
+  }
+  authenticateOperator(token: string): Promise<OperatorIdentity | undefined> {
+    return this.#run((db) => operators.authenticateOperator(db, token));
   }
 
   proposeState(input: StateProposalInput, now: Date): Promise<ContextItem> {

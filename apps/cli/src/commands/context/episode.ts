@@ -9,7 +9,8 @@ export default class ContextEpisode extends KxmCommand {
     "Every finished workflow run yields one episode item (the run, its outcome, the failing step and the " +
     "lessons). Lists them newest first, at most --limit per page (default: the hub's page size, at most 50); when " +
     "more remain, the last line gives the --cursor for the next page. --run limits the list to one run. --json " +
-    "prints the hub's answer, {items, nextCursor?}, unchanged. Authenticates with the admin token in KXM_AUTH_TOKEN.";
+    "prints the hub's answer, {items, nextCursor?}, unchanged. Sends KXM_AGENT_KEY when set (the agent reads its " +
+    "own project), else KXM_OPERATOR_TOKEN, else the admin token in KXM_AUTH_TOKEN.";
   static override examples = [
     "<%= config.bin %> <%= command.id %> demo",
     "<%= config.bin %> <%= command.id %> demo --run run-42 --json",

@@ -9,7 +9,8 @@ type Explanation = z.output<typeof ExplanationSchema>;
 export default class ContextExplain extends KxmCommand {
   static override summary = "Explain an item: whether it exists, its lineage, evidence and sources.";
   static override description =
-    "An operator query (admin token in KXM_AUTH_TOKEN): whether ITEM-ID exists in the project, its kind, " +
+    "An operator query (KXM_OPERATOR_TOKEN, else the admin token in KXM_AUTH_TOKEN): whether ITEM-ID exists in " +
+    "the project, its kind, " +
     "authority, confidence and source, its evidence references, and its derivation lineage with the source of " +
     "each ancestor. Not to be confused with kxm explain, which estimates a mode's prompt footprint. --json " +
     "prints the hub's answer, {id, exists, item?, lineage, lineageDepth, evidenceRefs}, unchanged.";

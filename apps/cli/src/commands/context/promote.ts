@@ -6,11 +6,12 @@ import { connectHub, hubFlag } from "../../hub-client.js";
 export default class ContextPromote extends KxmCommand {
   static override summary = "Promote a state proposal, with evidence of its review.";
   static override description =
-    "Makes the proposal the current value of its key, as kxm-admin (the admin token in KXM_AUTH_TOKEN; the hub " +
-    "must have one configured). Every current value of the key is superseded, and a new current item is minted " +
-    "that keeps the proposal's origin and authority, with the union of its evidence and yours. The proposal's " +
-    "author may not promote it, so a proposal made with kxm context propose (author kxm-admin) cannot be promoted " +
-    "here. --json prints the hub's answer, {state}.";
+    "Makes the proposal the current value of its key, as the operator in KXM_OPERATOR_TOKEN (recorded as " +
+    "operator:<name>), else as kxm-admin with the admin token in KXM_AUTH_TOKEN; an agent key never promotes, and " +
+    "the hub must run with an admin token. Every current value of the key is superseded, and a new current item " +
+    "is minted that keeps the proposal's origin and authority, with the union of its evidence and yours. The " +
+    "proposal's author may not promote it: an operator's proposal is promoted by a second operator or the admin " +
+    "token, and one made with the admin token by an operator. --json prints the hub's answer, {state}.";
   static override examples = [
     "<%= config.bin %> <%= command.id %> demo state_0123456789abcdef --evidence review:pr-12",
     "<%= config.bin %> <%= command.id %> demo state_0123456789abcdef --evidence review:pr-12 --evidence ci:run-881 --json",

@@ -6,11 +6,12 @@ import { connectHub, hubFlag } from "../../hub-client.js";
 export default class ContextPropose extends KxmCommand {
   static override summary = "Propose a value for a temporal state key.";
   static override description =
-    "Records a proposal for KEY with its evidence. Made with the admin token, the proposal is human origin " +
-    "(it may claim up to policy authority) and its author is kxm-admin, so kxm context promote, which also acts " +
-    "as kxm-admin, cannot promote it: the author may not promote their own proposal. Agents propose through " +
-    "their own key instead (peer origin, at most evidence authority). A proposal is inert until promoted. " +
-    "--json prints the hub's answer, {proposalId}.";
+    "Records a proposal for KEY with its evidence. Origin follows the credential the CLI sends, chosen in this " +
+    "order: KXM_AGENT_KEY (the agent proposes: peer origin, at most evidence authority, its own project only), " +
+    "else KXM_OPERATOR_TOKEN (the operator, recorded as operator:<name>: human origin, up to policy), else " +
+    "KXM_AUTH_TOKEN (kxm-admin: human origin, up to policy). The author may not promote their own proposal: a " +
+    "second operator, or the admin token for an operator's proposal, promotes it. A proposal is inert until " +
+    "promoted. --json prints the hub's answer, {proposalId}.";
   static override examples = [
     '<%= config.bin %> <%= command.id %> demo --key release.branch --summary "Releases are cut from the main branch" --authority evidence --confidence verified --evidence pr:12',
     '<%= config.bin %> <%= command.id %> demo --key deploy.window --summary "Deploys run Tuesday to Thursday" --authority policy --confidence verified --evidence doc:release-policy --evidence review:ops-3 --json',

@@ -6,7 +6,8 @@ import { connectHub, hubFlag } from "../../hub-client.js";
 export default class ContextReview extends KxmCommand {
   static override summary = "Mark a journal entry of a finished run reviewed, so the wiki compiles it.";
   static override description =
-    "Records that an operator reviewed the entry: who (kxm-admin, the admin token in KXM_AUTH_TOKEN), when, and " +
+    "Records that an operator reviewed the entry: who (operator:<name> with KXM_OPERATOR_TOKEN, else kxm-admin " +
+    "with the admin token in KXM_AUTH_TOKEN), when, and " +
     "the evidence of the review (--evidence, optional, repeatable). Only an entry of a finished run can be " +
     "reviewed (journal_review_invalid otherwise); an entry of another project is not_found. An entry is reviewed " +
     "once: reviewing it again prints the first review and changes nothing. kxm context wiki-compile compiles " +

@@ -39,12 +39,17 @@ export default class HubProjectsAdd extends KxmCommand {
 
   private async checkout(given: string | undefined, cwd: string | undefined): Promise<string> {
     if (given === undefined) return this.projectRoot(cwd);
-    const folder = resolve(await this.workingFolder(cwd), given);
-    const isFolder = await stat(folder).then(
-      (info) => info.isDirectory(),
-      () => false,
-    );
-    if (!isFolder) throw new UsageError(`--checkout: no folder at ${given}`);
-    return folder;
+    return checkoutFolder(await this.workingFolder(cwd), given);
   }
+}
+
+/** `--checkout` resolved against the working folder; a usage error when it is not a folder. */
+export async function checkoutFolder(workingFolder: string, given: string): Promise<string> {
+  const folder = resolve(workingFolder, given);
+  const isFolder = await stat(folder).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  if (!isFolder) throw new UsageError(`--checkout: no folder at ${given}`);
+  return folder;
 }
