@@ -215,6 +215,23 @@ describe("the Origin check (DNS-rebinding protection)", () => {
   });
 });
 
+describe("a poisoned body", () => {
+  test("a tool call whose arguments hold a __proto__ key is refused 400 problem+json before any tool runs", async () => {
+    const response = await fetch(`${hub.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${key}`,
+      },
+      body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"kxm_recall","arguments":{"query":{"__proto__":{"x":1}}}}}`,
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(((await response.json()) as { code: string }).code).toBe("invalid_request");
+  });
+});
+
 describe("a 401 from /mcp", () => {
   test("carries WWW-Authenticate: Bearer, with error=invalid_token when a credential was refused", async () => {
     const none = await mcpPost({});

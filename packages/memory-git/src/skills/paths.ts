@@ -18,18 +18,10 @@ export function statusDir(root: string, status: SkillStatus): string {
 }
 
 /**
- * One skill's record folder, `<status folder>/<id>`: its metadata.json and the skill itself. `id` must already
- * match `SKILL_ID_PATTERN`, so it cannot leave `statusDir`.
+ * One skill's record folder, `<status folder>/<id>`: its metadata.json and the skill itself in `<name>/`, so that
+ * every stored copy is a valid Agent Skill where it sits (see `writeSkillFolder`, `skillFilesPrefix`). `id` must
+ * already match `SKILL_ID_PATTERN`, so it cannot leave `statusDir`.
  */
 export function skillDir(root: string, status: SkillStatus, id: string): string {
   return join(statusDir(root, status), id);
-}
-
-/**
- * Where the skill's own files sit inside its record folder: a folder named after the skill, `<id>/<name>/`, so
- * that every stored copy is a valid Agent Skill where it sits (its `name` matches its parent folder). Folders
- * written before this layout hold the files beside metadata.json; they are still read (see `skillFilesPrefix`).
- */
-export function skillFilesDir(recordDir: string, name: string): string {
-  return join(recordDir, name);
 }
