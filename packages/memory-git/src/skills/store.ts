@@ -101,9 +101,9 @@ function readSkillMarkdown(
  * Proposes the skill in `sourceDir`: its files are copied into `.kxm/skills/candidates/<id>/<name>/` beside a
  * metadata.json of status `proposed` in `<id>/`, all in one rename. Refused with `skill_invalid` for a missing or
  * malformed SKILL.md, a `name` that is not the source folder's name (the Agent Skills rule), a secret in it, a
- * link or special file, or a folder over its limits; 403 `context_authority_violation`
- * for a control-plane field in the front matter; `skill_exists` when the id is already a candidate, promoted or
- * rejected. A refusal writes nothing.
+ * link or special file, or a folder over its limits; 403 `context_authority_violation` for a control-plane field
+ * in the front matter; `skill_exists` when the id is already a candidate, promoted or rejected. A refusal writes
+ * nothing.
  */
 export async function proposeSkill(
   root: string,
@@ -213,9 +213,9 @@ async function verifiedCandidate(root: string, id: string) {
 /**
  * Promotes a candidate: its files are verified against its metadata.json (`skill_unverified`), the promoter must
  * not be the proposer and 1..32 distinct evidence references are needed (`skill_promotion_invalid`). The verified
- * bytes land in `.kxm/skills/promoted/<id>/<name>/` (metadata.json in `<id>/`) first, whatever layout the candidate
- * had, then the candidate folder is removed; a crash in between
- * leaves both, and `listSkills` then reports the promoted one.
+ * bytes land in `.kxm/skills/promoted/<id>/<name>/` (metadata.json in `<id>/`) first, whatever layout the
+ * candidate had, then the candidate folder is removed; a crash in between leaves both, and `listSkills` then
+ * reports the promoted one.
  */
 export async function promoteSkill(
   root: string,
@@ -250,9 +250,9 @@ export async function promoteSkill(
 }
 
 /**
- * Rejects a candidate: after the same verification as promotion, its files move to `.kxm/skills/rejected/<id>/<name>/`
- * with status `rejected`, `rejectedBy`, `rejectedAt` and a redacted `reason` of 1..500 characters, kept as a
- * record of what was considered. A proposer may withdraw their own candidate this way.
+ * Rejects a candidate: after the same verification as promotion, its files move to
+ * `.kxm/skills/rejected/<id>/<name>/` with status `rejected`, `rejectedBy`, `rejectedAt` and a redacted `reason`
+ * of 1..500 characters, kept as a record of what was considered. A proposer may withdraw their own candidate this way.
  */
 export async function rejectSkill(
   root: string,
