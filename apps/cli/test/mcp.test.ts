@@ -1,8 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHubClient, type HubClient } from "@kxm/contract";
-import type { ServingHub } from "@kxm/hub";
+import { readHubEnv, type ServingHub, serveHub } from "@kxm/hub";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -157,4 +158,75 @@ describe("kxm mcp (stdio)", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/^mcp failed: /);
   });
+});
+
+/** A loopback port nothing listens on (taken from the OS, then released). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+describe("kxm mcp started before its hub", () => {
+  test("starts, lists the tools and answers hub_unreachable; once the hub is up the same server works", async () => {
+    const db = join(dir, "late-hub.db");
+    const port = await freePort();
+    const env = readHubEnv({
+      KXM_AUTH_TOKEN: ADMIN_TOKEN,
+      KXM_DB_PATH: db,
+      KXM_HOST: "127.0.0.1",
+      KXM_PORT: String(port),
+      KXM_LOG_LEVEL: "silent",
+    });
+    // The key is made on the hub's database first; the hub then stops and is started again later.
+    let late = await serveHub({ env, handleSignals: false });
+    const lateAdmin = createHubClient({ baseUrl: late.url, token: ADMIN_TOKEN });
+    await lateAdmin.createProject({ body: { id: "late" } });
+    const lateKey = (
+      await lateAdmin.createAgentKey({ params: { project: "late" }, body: { agentId: "agent-verifier" } })
+    ).key;
+    await late.close();
+
+    let lateStderr = "";
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp"],
+      cwd: dir,
+      env: baseEnv({ KXM_AGENT_KEY: lateKey, KXM_HUB_URL: `http://127.0.0.1:${port}` }) as Record<
+        string,
+        string
+      >,
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      lateStderr += chunk.toString("utf8");
+    });
+    const early = new Client({ name: "kxm-cli-mcp-late", version: "0.0.0" });
+    try {
+      await early.connect(transport);
+      expect((await early.listTools()).tools).toHaveLength(4);
+      const down = (await early.callTool({
+        name: "kxm_recall",
+        arguments: { query: "release" },
+      })) as CallToolResult;
+      expect(down.isError).toBe(true);
+      expect((down.structuredContent as { code: string }).code).toBe("hub_unreachable");
+      expect(lateStderr).toMatch(/not reachable yet/);
+      expect(lateStderr).not.toContain(lateKey);
+
+      late = await serveHub({ env, handleSignals: false });
+      const up = (await early.callTool({
+        name: "kxm_recall",
+        arguments: { query: "release" },
+      })) as CallToolResult;
+      expect(up.isError, JSON.stringify(up.content)).toBeFalsy();
+      expect(up.structuredContent).toHaveProperty("items");
+    } finally {
+      await early.close();
+      await late.close();
+    }
+  }, 60_000);
 });

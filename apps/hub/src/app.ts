@@ -53,6 +53,8 @@ export interface HubOptions {
   readonly retentionDays?: number;
   /** The version `GET /v1/health` reports (default: this package's version). */
   readonly version?: string;
+  /** Browser origins `/mcp` accepts besides loopback ones (see `KXM_MCP_ALLOWED_ORIGINS`). */
+  readonly mcpAllowedOrigins?: readonly string[];
 }
 
 /** Route table entries by `<METHOD> <path pattern>`, to find a request's entry from its route. */
@@ -278,7 +280,7 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
       },
     });
   }
-  registerMcp(app, hub, inProcess.value);
+  registerMcp(app, hub, inProcess.value, options.mcpAllowedOrigins ?? []);
   return app;
 }
 

@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { KxmError } from "@kxm/contract";
 import { DEFAULT_RETENTION_DAYS } from "@kxm/state-store";
 import { z } from "zod";
+import { parseOrigin } from "./origin.js";
 
 /** Where the hub keeps its database when `KXM_DB_PATH` is unset, relative to the working folder. */
 export const DEFAULT_DB_PATH = ".kxm/state/kxm.db";
@@ -32,6 +33,24 @@ const EnvSchema = z.object({
   KXM_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   /** Requests per minute per credential (or per address without one). */
   KXM_RATE_LIMIT: integer(1, 1_000_000).default(600),
+  /** Browser origins `/mcp` accepts besides loopback ones: comma-separated `scheme://host[:port]`. */
+  KXM_MCP_ALLOWED_ORIGINS: z
+    .string()
+    .max(8192)
+    .transform((value, context) => {
+      const origins: string[] = [];
+      for (const part of value.split(",").map((entry) => entry.trim())) {
+        if (part === "") continue;
+        const origin = parseOrigin(part);
+        if (origin === undefined) {
+          context.addIssue({ code: "custom", message: "not an origin" });
+          return z.NEVER;
+        }
+        origins.push(origin);
+      }
+      return origins;
+    })
+    .default([]),
 });
 
 const RULES: Readonly<Record<keyof z.input<typeof EnvSchema>, string>> = {
@@ -42,6 +61,7 @@ const RULES: Readonly<Record<keyof z.input<typeof EnvSchema>, string>> = {
   KXM_RETENTION_DAYS: "must be a whole number of days from 1 to 36500",
   KXM_LOG_LEVEL: `must be one of ${LOG_LEVELS.join(", ")}`,
   KXM_RATE_LIMIT: "must be a whole number of requests per minute from 1 to 1000000",
+  KXM_MCP_ALLOWED_ORIGINS: "must be comma-separated origins such as https://app.example.com (no path)",
 };
 
 /** The hub's validated configuration. */
@@ -56,6 +76,8 @@ export interface HubEnv {
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** Requests per minute per credential. */
   readonly rateLimit: number;
+  /** Origins `/mcp` accepts besides loopback ones (`KXM_MCP_ALLOWED_ORIGINS`), each as `URL.origin` gives it. */
+  readonly mcpAllowedOrigins: readonly string[];
 }
 
 /**
@@ -86,5 +108,6 @@ export function readHubEnv(
     retentionDays: env.KXM_RETENTION_DAYS,
     logLevel: env.KXM_LOG_LEVEL,
     rateLimit: env.KXM_RATE_LIMIT,
+    mcpAllowedOrigins: env.KXM_MCP_ALLOWED_ORIGINS,
   };
 }

@@ -2,9 +2,10 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createHubClient, KxmError, MCP_PATHS, type Whoami } from "@kxm/contract";
 import { createKxmMcpServer } from "@kxm/mcp";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { FastifyInstance, FastifyRequest, InjectOptions } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, InjectOptions } from "fastify";
 import { presentedCredential } from "./auth.js";
 import { describeError } from "./logging.js";
+import { isAllowedOrigin } from "./origin.js";
 import type { HubServices } from "./services.js";
 
 // The hub's MCP endpoint: KXM's agent tools over Streamable HTTP, stateless (a new server and transport per
@@ -22,7 +23,12 @@ const AGENTS = new WeakMap<FastifyRequest, McpAgent>();
 /** A base URL the in-process client builds its URLs on; nothing ever connects to it. */
 const IN_PROCESS_BASE = "http://kxm-hub.internal";
 
-function invalidAuth(): KxmError {
+/**
+ * A 401 from `/mcp` says how to authenticate (RFC 9110 section 11.6.1, RFC 6750): a Bearer token, and when one was
+ * presented, that it was not valid.
+ */
+function invalidAuth(reply: FastifyReply, presented: boolean): KxmError {
+  reply.header("www-authenticate", `Bearer realm="kxm"${presented ? ', error="invalid_token"' : ""}`);
   return new KxmError("invalid_auth", "the MCP endpoint needs an agent key as a Bearer token");
 }
 
@@ -70,33 +76,56 @@ function injectFetch(app: FastifyInstance, mark: string): typeof fetch {
   };
 }
 
-/** Registers `POST /mcp` (the tools), `GET`/`DELETE /mcp` (405: the endpoint is stateless) and `GET /mcp/whoami`. */
-export function registerMcp(app: FastifyInstance, hub: HubServices, mark: string): void {
+/**
+ * Registers `POST /mcp` (the tools), `GET`/`DELETE /mcp` (405: the endpoint is stateless) and `GET /mcp/whoami`.
+ * Every one first checks `Origin` (403 `origin_not_allowed` unless absent, loopback or in `allowedOrigins`), then
+ * the credential (401 `invalid_auth` with `WWW-Authenticate`).
+ */
+export function registerMcp(
+  app: FastifyInstance,
+  hub: HubServices,
+  mark: string,
+  allowedOrigins: readonly string[],
+): void {
   const inject = injectFetch(app, mark);
+  const checkOrigin = async (request: FastifyRequest) => {
+    const origin = request.headers.origin;
+    if (!isAllowedOrigin(typeof origin === "string" ? origin : undefined, allowedOrigins)) {
+      throw new KxmError(
+        "origin_not_allowed",
+        "the request's Origin is not a loopback origin or one listed in KXM_MCP_ALLOWED_ORIGINS",
+      );
+    }
+  };
 
-  app.get(MCP_PATHS.whoami, { schema: { hide: true } }, async (request): Promise<Whoami> => {
-    const credential = presentedCredential(request);
-    if (credential === undefined || credential === "") throw invalidAuth();
-    if (hub.admin?.matches(credential)) return { kind: "admin" };
-    const agent = await hub.store.authenticateAgent(credential);
-    if (agent === undefined) throw invalidAuth();
-    return { kind: "agent", project: agent.project, agentId: agent.agentId };
-  });
+  app.get(
+    MCP_PATHS.whoami,
+    { schema: { hide: true }, onRequest: checkOrigin },
+    async (request, reply): Promise<Whoami> => {
+      const credential = presentedCredential(request);
+      if (credential === undefined || credential === "") throw invalidAuth(reply, credential === "");
+      if (hub.admin?.matches(credential)) return { kind: "admin" };
+      const agent = await hub.store.authenticateAgent(credential);
+      if (agent === undefined) throw invalidAuth(reply, true);
+      return { kind: "agent", project: agent.project, agentId: agent.agentId };
+    },
+  );
 
   app.post(MCP_PATHS.endpoint, {
     schema: { hide: true },
+    onRequest: checkOrigin,
     // Authentication runs before the body is read, as on every route of the API.
-    preParsing: async (request, _reply, payload) => {
+    preParsing: async (request, reply, payload) => {
       const credential = presentedCredential(request);
-      if (credential === undefined || credential === "") throw invalidAuth();
+      if (credential === undefined || credential === "") throw invalidAuth(reply, credential === "");
       const agent = await hub.store.authenticateAgent(credential);
-      if (agent === undefined) throw invalidAuth();
+      if (agent === undefined) throw invalidAuth(reply, true);
       AGENTS.set(request, { credential, project: agent.project, agentId: agent.agentId });
       return payload;
     },
     handler: async (request, reply) => {
       const agent = AGENTS.get(request);
-      if (agent === undefined) throw invalidAuth();
+      if (agent === undefined) throw invalidAuth(reply, false);
       const client = createHubClient({ baseUrl: IN_PROCESS_BASE, token: agent.credential, fetch: inject });
       const server = createKxmMcpServer({ client, project: agent.project, version: hub.version });
       const transport = new StreamableHTTPServerTransport({
@@ -123,7 +152,7 @@ export function registerMcp(app: FastifyInstance, hub: HubServices, mark: string
     },
   });
 
-  const notAllowed = async (_request: FastifyRequest, reply: import("fastify").FastifyReply) =>
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply
       .code(405)
       .header("allow", "POST")
@@ -132,6 +161,6 @@ export function registerMcp(app: FastifyInstance, hub: HubServices, mark: string
         error: { code: -32000, message: "Method not allowed: the KXM MCP endpoint is stateless; POST only" },
         id: null,
       });
-  app.get(MCP_PATHS.endpoint, { schema: { hide: true } }, notAllowed);
-  app.delete(MCP_PATHS.endpoint, { schema: { hide: true } }, notAllowed);
+  app.get(MCP_PATHS.endpoint, { schema: { hide: true }, onRequest: checkOrigin }, notAllowed);
+  app.delete(MCP_PATHS.endpoint, { schema: { hide: true }, onRequest: checkOrigin }, notAllowed);
 }

@@ -53,6 +53,7 @@ export async function serveHub(options: ServeHubOptions): Promise<ServingHub> {
       logger: options.logger ?? { level: env.logLevel },
       rateLimit: { max: env.rateLimit, timeWindowMs: 60_000 },
       retentionDays: env.retentionDays,
+      mcpAllowedOrigins: env.mcpAllowedOrigins,
       ...(options.version === undefined ? {} : { version: options.version }),
     });
     await purgeExpired(app);

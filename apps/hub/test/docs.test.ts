@@ -45,13 +45,14 @@ describe("the hub's configuration is documented", () => {
     (match) => match[1]!,
   );
 
-  test("env.ts reads the seven variables", () => {
+  test("env.ts reads the eight variables", () => {
     expect([...new Set(variables)].sort()).toEqual(
       [
         "KXM_AUTH_TOKEN",
         "KXM_DB_PATH",
         "KXM_HOST",
         "KXM_LOG_LEVEL",
+        "KXM_MCP_ALLOWED_ORIGINS",
         "KXM_PORT",
         "KXM_RATE_LIMIT",
         "KXM_RETENTION_DAYS",

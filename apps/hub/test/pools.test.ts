@@ -100,7 +100,7 @@ async function packet(project: string, token: string, body: Omit<ContextRequest,
 }
 
 async function promotedSkill(root: string, work: string, name: string, description: string): Promise<void> {
-  const source = join(work, `source-${name}`);
+  const source = join(work, `source-${name}`, name);
   await writeFiles(source, {
     "SKILL.md": `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n`,
   });

@@ -13,6 +13,10 @@ export const ERROR_CATALOGUE = {
   },
   context_isolation_violation: { status: 403, title: "A request reached another project's records" },
   invalid_auth: { status: 401, title: "The credential is missing, unknown or revoked" },
+  origin_not_allowed: {
+    status: 403,
+    title: "The request's Origin is not loopback or in KXM_MCP_ALLOWED_ORIGINS (DNS-rebinding protection)",
+  },
   admin_auth_not_configured: { status: 503, title: "The hub has no admin token configured" },
   invalid_state_proposal: { status: 400, title: "A state proposal is malformed or has no evidence" },
   state_proposer_mismatch: { status: 403, title: "proposedBy does not name the caller" },

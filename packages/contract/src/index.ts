@@ -74,6 +74,7 @@ export {
   WikiRecordsSchema,
 } from "./routes.js";
 export {
+  AGENT_AUTHORITIES,
   type ContextToolInput,
   ContextToolInputSchema,
   type EpisodeToolInput,
@@ -81,9 +82,14 @@ export {
   MCP_PATHS,
   type PromoteToolInput,
   PromoteToolInputSchema,
+  type PromoteToolOutput,
+  PromoteToolOutputSchema,
   type RecallToolInput,
   RecallToolInputSchema,
   TOOL_INPUT_SCHEMAS,
+  TOOL_OUTPUT_SCHEMAS,
+  type ToolErrorContent,
+  ToolErrorSchema,
   type ToolName,
   type Whoami,
   WhoamiSchema,

@@ -1,7 +1,11 @@
 import { z } from "zod";
-import { ProjectIdSchema } from "./fields.js";
+import { ProjectIdSchema, RefSchema } from "./fields.js";
+import { LIMITS } from "./limits.js";
+import { AssembledPacketSchema, RecallResultSchema } from "./packet.js";
 import { ContextRequestSchema, RecallRequestSchema } from "./request.js";
+import { NAMED_ROLES } from "./roles.js";
 import { ROUTES } from "./routes.js";
+import { AUTHORITIES, type Authority, ORIGIN_CEILINGS } from "./vocabulary.js";
 
 // The input schemas of KXM's agent tools (served over MCP by @kxm/mcp), built from the request and route schemas
 // so that a tool and its HTTP route can never disagree. Every tool takes an optional `project`: the project always
@@ -16,7 +20,7 @@ const ToolProjectSchema = ProjectIdSchema.optional().describe(
 export const ContextToolInputSchema = z.strictObject({
   project: ToolProjectSchema,
   role: ContextRequestSchema.shape.role.describe(
-    "Your role: planner, implementer, reviewer, critic, tester, or any other name (the default policy)",
+    `Your role: ${NAMED_ROLES.join(", ")}, or any other name (which gets the default policy)`,
   ),
   task: ContextRequestSchema.shape.task.describe("The task you are working on, in a sentence or two"),
   budget: ContextRequestSchema.shape.budgetTokens.describe(
@@ -34,25 +38,43 @@ export type ContextToolInput = z.infer<typeof ContextToolInputSchema>;
 export const RecallToolInputSchema = z.strictObject({
   project: ToolProjectSchema,
   query: RecallRequestSchema.shape.query.describe("Words to search the project's live records for"),
-  kinds: RecallRequestSchema.shape.kinds.describe("Only these item kinds"),
+  kinds: RecallRequestSchema.shape.kinds.describe(
+    "Only these item kinds; skills are never recalled (kxm_context delivers them), so skill alone finds nothing",
+  ),
   limit: RecallRequestSchema.shape.limit.describe("At most this many hits"),
 });
 export type RecallToolInput = z.infer<typeof RecallToolInputSchema>;
 
 const proposal = ROUTES.proposeState.body.shape;
 
+const AUTHORITY_RANK = (authority: Authority) => AUTHORITIES.indexOf(authority);
+
+/**
+ * The authorities an agent's proposal may claim: those at or below the ceiling of the `peer` origin that every
+ * agent credential writes with (evidence and hypothesis). Policy and instruction need an operator.
+ */
+export const AGENT_AUTHORITIES = AUTHORITIES.filter(
+  (authority) => AUTHORITY_RANK(authority) >= AUTHORITY_RANK(ORIGIN_CEILINGS.peer),
+) as unknown as readonly [Authority, ...Authority[]];
+
 /** `kxm_promote`: propose a value for a state key. Despite its name it only proposes; an operator promotes. */
 export const PromoteToolInputSchema = z.strictObject({
   project: ToolProjectSchema,
   key: proposal.key.describe("The state key, such as release.branch"),
-  summary: proposal.summary.describe("The proposed value, in one or two sentences"),
-  authority: proposal.authority.describe(
-    "How authoritative the value is; an agent's proposal is capped at evidence (policy or instruction is refused)",
-  ),
+  summary: proposal.summary.max(LIMITS.summaryChars).describe("The proposed value, in one or two sentences"),
+  authority: z
+    .enum(AGENT_AUTHORITIES)
+    .describe(
+      `How authoritative the value is: ${AGENT_AUTHORITIES.join(" or ")} (an agent's proposal is capped there)`,
+    ),
   confidence: proposal.confidence.describe("verified, probable or uncertain"),
-  evidenceRefs: proposal.evidenceRefs.describe(
-    "References that support the value, such as pr:12 or a commit; at least one",
-  ),
+  evidenceRefs: z
+    .array(RefSchema)
+    .min(LIMITS.minStateEvidenceRefs)
+    .max(LIMITS.maxStateEvidenceRefs)
+    .describe(
+      `References that support the value, such as pr:12 or a commit; ${LIMITS.minStateEvidenceRefs} to ${LIMITS.maxStateEvidenceRefs}`,
+    ),
   supersedes: proposal.supersedes.describe("Ids of the state items this value replaces"),
 });
 export type PromoteToolInput = z.infer<typeof PromoteToolInputSchema>;
@@ -67,6 +89,25 @@ export const EpisodeToolInputSchema = z.strictObject({
   cursor: episodeQuery.cursor.describe("The nextCursor of the previous page"),
 });
 export type EpisodeToolInput = z.infer<typeof EpisodeToolInputSchema>;
+
+/** What a failed tool call carries as structured content: the catalogue code and a one-line message. */
+export const ToolErrorSchema = z.object({ code: z.string(), message: z.string() });
+export type ToolErrorContent = z.infer<typeof ToolErrorSchema>;
+
+/** What `kxm_promote` answers: the proposal's id; the value is only proposed. */
+export const PromoteToolOutputSchema = z.object({ proposalId: z.string(), status: z.literal("proposed") });
+export type PromoteToolOutput = z.infer<typeof PromoteToolOutputSchema>;
+
+/**
+ * The structured content of each tool's successful answer: the packet and audit, the recall result, the proposal,
+ * a page of episodes. A tool error carries {@link ToolErrorSchema} instead.
+ */
+export const TOOL_OUTPUT_SCHEMAS = {
+  kxm_context: AssembledPacketSchema,
+  kxm_recall: RecallResultSchema,
+  kxm_promote: PromoteToolOutputSchema,
+  kxm_episode: ROUTES.episodes.response,
+} as const;
 
 /** The agent tools by name, with their input schemas. */
 export const TOOL_INPUT_SCHEMAS = {

@@ -1,4 +1,4 @@
-import { type HubClient, isKxmError, KxmError, parseOrThrow } from "@kxm/contract";
+import { type HubClient, isKxmError, KxmError, parseOrThrow, ToolErrorSchema } from "@kxm/contract";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -15,8 +15,12 @@ const MAX_MESSAGE_CHARS = 500;
 export interface KxmMcpServerOptions {
   /** A hub client acting with the agent's key: every tool reaches the hub only through it. */
   readonly client: HubClient;
-  /** The credential's project (see `resolveAgent`); never taken from a tool argument. */
-  readonly project: string;
+  /**
+   * The credential's project (see `resolveAgent`), never taken from a tool argument; or a function that finds it,
+   * called at each tool call until it succeeds (so a server started while the hub is down answers tool errors,
+   * `hub_unreachable`, and works once the hub is up).
+   */
+  readonly project: string | (() => Promise<string>);
   /** The version the server reports to clients. */
   readonly version?: string;
 }
@@ -39,11 +43,25 @@ export function toolError(error: unknown): CallToolResult {
   };
 }
 
+/**
+ * A tool's output schema: its answer or a tool error, as JSON Schema draft 7 (which MCP clients validate
+ * structured content with). The root says `type: object`, as MCP requires of an output schema.
+ */
+function outputSchema(output: z.ZodType): Tool["outputSchema"] {
+  const schema = z.toJSONSchema(z.union([output, ToolErrorSchema]), {
+    io: "output",
+    unrepresentable: "any",
+    target: "draft-7",
+  });
+  return { type: "object", ...schema } as Tool["outputSchema"];
+}
+
 const TOOL_LIST: Tool[] = KXM_TOOLS.map((tool) => ({
   name: tool.name,
   title: tool.title,
   description: tool.description,
   inputSchema: z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as Tool["inputSchema"],
+  outputSchema: outputSchema(tool.output),
   annotations: {
     title: tool.title,
     readOnlyHint: tool.name !== "kxm_promote",
@@ -60,6 +78,12 @@ const TOOL_LIST: Tool[] = KXM_TOOLS.map((tool) => ({
  * it to any transport (`StdioServerTransport`, a stateless `StreamableHTTPServerTransport`, ...).
  */
 export function createKxmMcpServer(options: KxmMcpServerOptions): Server {
+  let project: string | undefined = typeof options.project === "string" ? options.project : undefined;
+  const credentialProject = async (): Promise<string> => {
+    if (project === undefined && typeof options.project === "function") project = await options.project();
+    if (project === undefined) throw new KxmError("internal_error", "the server has no project");
+    return project;
+  };
   const server = new Server(
     { name: "kxm", version: options.version ?? "0.1.0" },
     {
@@ -81,20 +105,18 @@ export function createKxmMcpServer(options: KxmMcpServerOptions): Server {
           `no tool named ${oneLine(String(name)).slice(0, 80)}; the tools are ${KXM_TOOLS.map((t) => t.name).join(", ")}`,
         );
       }
-      const args = parseOrThrow(
-        tool.input,
-        request.params.arguments ?? {},
-        "invalid_request",
-        `${name} argument`,
-      );
+      const raw = request.params.arguments ?? {};
+      tool.refuse?.(raw);
+      const args = parseOrThrow(tool.input, raw, "invalid_request", `${name} argument`);
+      const own = await credentialProject();
       const named = (args as { project?: string }).project;
-      if (named !== undefined && named !== options.project) {
+      if (named !== undefined && named !== own) {
         throw new KxmError(
           "context_isolation_violation",
           "an agent key may only reach its own project's records; omit project",
         );
       }
-      const answer = await tool.run(options.client, options.project, args);
+      const answer = await tool.run(options.client, own, args);
       return {
         content: [{ type: "text", text: JSON.stringify(answer) }],
         structuredContent: answer,

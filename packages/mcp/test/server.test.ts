@@ -161,3 +161,39 @@ describe("resolveAgent", () => {
     ).rejects.toMatchObject({ code: "hub_unreachable" });
   });
 });
+
+describe("a project found at the first call", () => {
+  test("a failing lookup is a tool error each time until it answers; then it is asked no more", async () => {
+    let asked = 0;
+    const project = async () => {
+      asked += 1;
+      if (asked < 3) throw new KxmError("hub_unreachable", "cannot reach the hub");
+      return "demo";
+    };
+    const fetch: typeof globalThis.fetch = async () =>
+      new Response(JSON.stringify({ items: [], unresolvedGaps: [] }), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      });
+    const server = createKxmMcpServer({
+      client: createHubClient({ baseUrl: "http://hub.test", token: "kxm_k", fetch }),
+      project,
+    });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: "t", version: "0" });
+    await server.connect(b);
+    await client.connect(a);
+    open.push(client);
+    const recall = async () =>
+      (await client.callTool({ name: "kxm_recall", arguments: { query: "q" } })) as CallToolResult;
+    // Bad input is refused without asking for the project.
+    const bad = (await client.callTool({ name: "kxm_recall", arguments: { query: 5 } })) as CallToolResult;
+    expect(bad.structuredContent).toMatchObject({ code: "invalid_request" });
+    expect(asked).toBe(0);
+    expect((await recall()).structuredContent).toMatchObject({ code: "hub_unreachable" });
+    expect((await recall()).structuredContent).toMatchObject({ code: "hub_unreachable" });
+    expect((await recall()).isError).toBeFalsy();
+    expect((await recall()).isError).toBeFalsy();
+    expect(asked).toBe(3);
+  });
+});

@@ -59,21 +59,24 @@ describe("proposeSkill", () => {
       proposedBy: "agent-7",
       proposedAt: "2026-03-01T10:00:00.000Z",
     });
-    const dir = join(root, ".kxm", "skills", "candidates", ID);
-    expect(await readFile(join(dir, "metadata.json"), "utf8")).toBe(serializeSkillMetadata(metadata));
+    const record = join(root, ".kxm", "skills", "candidates", ID);
+    const dir = join(record, "release-notes");
+    expect(await readFile(join(record, "metadata.json"), "utf8")).toBe(serializeSkillMetadata(metadata));
     expect(await readFile(join(dir, "SKILL.md"), "utf8")).toBe(SKILL);
     expect(((await stat(join(dir, "scripts", "collect.sh"))).mode & 0o111) !== 0).toBe(true);
     expect(((await stat(join(dir, "references", "labels.md"))).mode & 0o111) === 0).toBe(true);
+    // The stored copy is a valid Agent Skill where it sits: SKILL.md's name is its parent folder's name.
     expect(await snapshot(join(root, ".kxm", "skills"))).toEqual([
       `.gitattributes ${sha256(await readFile(join(root, ".kxm", "skills", ".gitattributes")))}`,
       "candidates/",
       `candidates/${ID}/`,
-      `candidates/${ID}/SKILL.md ${sha256(SKILL)}`,
       `candidates/${ID}/metadata.json ${sha256(serializeSkillMetadata(metadata))}`,
-      `candidates/${ID}/references/`,
-      `candidates/${ID}/references/labels.md ${sha256("feature, fix, chore\n")}`,
-      `candidates/${ID}/scripts/`,
-      `candidates/${ID}/scripts/collect.sh ${sha256("#!/bin/sh\ngit log --merges --oneline\n")}`,
+      `candidates/${ID}/release-notes/`,
+      `candidates/${ID}/release-notes/SKILL.md ${sha256(SKILL)}`,
+      `candidates/${ID}/release-notes/references/`,
+      `candidates/${ID}/release-notes/references/labels.md ${sha256("feature, fix, chore\n")}`,
+      `candidates/${ID}/release-notes/scripts/`,
+      `candidates/${ID}/release-notes/scripts/collect.sh ${sha256("#!/bin/sh\ngit log --merges --oneline\n")}`,
     ]);
   });
 
@@ -401,10 +404,11 @@ describe("promoteSkill", () => {
   it.each([
     [
       "SKILL.md edited",
-      async (dir: string) => writeFile(join(dir, "SKILL.md"), skillMarkdown({ description: "Other" })),
+      async (dir: string) =>
+        writeFile(join(dir, "release-notes", "SKILL.md"), skillMarkdown({ description: "Other" })),
     ],
-    ["a file added", async (dir: string) => writeFile(join(dir, "notes.txt"), "x")],
-    ["a file deleted", async (dir: string) => rm(join(dir, "scripts", "collect.sh"))],
+    ["a file added", async (dir: string) => writeFile(join(dir, "release-notes", "notes.txt"), "x")],
+    ["a file deleted", async (dir: string) => rm(join(dir, "release-notes", "scripts", "collect.sh"))],
     ["metadata.json broken", async (dir: string) => writeFile(join(dir, "metadata.json"), "{")],
   ])("refuses a tampered candidate (%s) with skill_unverified", async (_, tamper) => {
     const { root, work } = await setup();
@@ -463,7 +467,7 @@ describe("rejectSkill", () => {
     });
     const dir = join(root, ".kxm", "skills", "rejected", ID);
     expect(await readFile(join(dir, "metadata.json"), "utf8")).toBe(serializeSkillMetadata(metadata));
-    expect(await readFile(join(dir, "SKILL.md"), "utf8")).toBe(SKILL);
+    expect(await readFile(join(dir, "release-notes", "SKILL.md"), "utf8")).toBe(SKILL);
     expect(await listSkills(root)).toEqual([metadata]);
   });
 
@@ -580,16 +584,87 @@ describe("writeSkillFolder", () => {
   it("removes its temporary folder when a write fails, leaving no half-made skill", async () => {
     const parent = join(await tempDir(), "candidates");
     await expect(
-      writeSkillFolder(parent, "x.0123456789ab", [file("a"), file("a/b")], "{}\n"),
+      writeSkillFolder(parent, "x.0123456789ab", "x", [file("a"), file("a/b")], "{}\n"),
     ).rejects.toThrow();
     expect(await snapshot(parent)).toEqual([]);
   });
 
   it("reports an existing target as skill_exists and leaves it as it was", async () => {
     const parent = join(await tempDir(), "candidates");
-    await writeSkillFolder(parent, "x.0123456789ab", [file("a")], "{}\n");
+    await writeSkillFolder(parent, "x.0123456789ab", "x", [file("a")], "{}\n");
     const before = await snapshot(parent);
-    await expectKxmError(writeSkillFolder(parent, "x.0123456789ab", [file("b")], "{}\n"), "skill_exists");
+    await expectKxmError(
+      writeSkillFolder(parent, "x.0123456789ab", "x", [file("b")], "{}\n"),
+      "skill_exists",
+    );
     expect(await snapshot(parent)).toEqual(before);
+  });
+});
+
+describe("the stored layout: each copy is a valid Agent Skill where it sits", () => {
+  it("refuses a SKILL.md whose name is not its folder's, naming the Agent Skills rule; writes nothing", async () => {
+    const { root, work } = await setup();
+    const source = await skillSource(work, { folder: "release-notes-draft" });
+    const error = await expectKxmError(
+      proposeSkill(root, source, { proposedBy: "agent-7", now: NOW }),
+      "skill_invalid",
+    );
+    expect(error.message).toBe(
+      "SKILL.md front matter name: must match the name of its folder (release-notes-draft), the Agent Skills " +
+        "rule; rename the folder or the skill",
+    );
+    expect(await snapshot(root)).toEqual([]);
+  });
+
+  it("refuses a 65-character name by the name rule, not as a secret", async () => {
+    const { root, work } = await setup();
+    const name = `a${"b".repeat(63)}c`;
+    const source = await skillSource(work, { skill: skillMarkdown({ name }) });
+    const error = await expectKxmError(
+      proposeSkill(root, source, { proposedBy: "agent-7", now: NOW }),
+      "skill_invalid",
+    );
+    expect(error.message).toBe("SKILL.md front matter name: must be at most 64 characters");
+  });
+
+  it("still reads, verifies and promotes a record folder of the earlier layout (files beside metadata.json)", async () => {
+    const { root, work } = await setup();
+    const candidate = await proposed(root, work);
+    const record = join(root, ".kxm", "skills", "candidates", ID);
+    // The earlier layout: the skill's files directly in <id>/.
+    await cp(join(record, "release-notes"), record, { recursive: true });
+    await rm(join(record, "release-notes"), { recursive: true });
+    expect(await listSkills(root)).toEqual([candidate]);
+    const promoted = await promoteSkill(root, ID, {
+      promotedBy: "reviewer",
+      evidenceRefs: ["pr:1"],
+      now: LATER,
+    });
+    const promotedRecord = join(root, ".kxm", "skills", "promoted", ID);
+    // The move writes the new layout.
+    expect(await readFile(join(promotedRecord, "release-notes", "SKILL.md"), "utf8")).toBe(SKILL);
+    expect(await verifySkill(root, ID)).toEqual({ id: ID, ok: true, problems: [] });
+    // A promoted copy in the earlier layout verifies too.
+    await cp(join(promotedRecord, "release-notes"), promotedRecord, { recursive: true });
+    await rm(join(promotedRecord, "release-notes"), { recursive: true });
+    expect(await verifySkill(root, ID)).toEqual({ id: ID, ok: true, problems: [] });
+    expect(await listSkills(root)).toEqual([promoted]);
+  });
+
+  it("fails a stored skill with a file outside its named folder, or its folder renamed", async () => {
+    const { root, work } = await setup();
+    await proposed(root, work);
+    await promoteSkill(root, ID, { promotedBy: "reviewer", evidenceRefs: ["pr:1"], now: LATER });
+    const record = join(root, ".kxm", "skills", "promoted", ID);
+    await writeFile(join(record, "notes.txt"), "x");
+    expect((await verifySkill(root, ID)).problems).toEqual([
+      "notes.txt: is outside the skill's folder release-notes/",
+    ]);
+    await rm(join(record, "notes.txt"));
+    await cp(join(record, "release-notes"), join(record, "release-notes-2"), { recursive: true });
+    await rm(join(record, "release-notes"), { recursive: true });
+    const problems = (await verifySkill(root, ID)).problems;
+    expect(problems[0]).toBe("release-notes-2/SKILL.md: is outside the skill's folder release-notes/");
+    expect(problems).toContain("SKILL.md: is missing");
   });
 });

@@ -28,7 +28,9 @@ async function setup() {
   const root = await tempDir();
   const work = await tempDir("kxm-skill-src-");
   const metadata = await promotedSkill(root, work);
-  return { root, work, metadata, dir: join(root, ".kxm", "skills", "promoted", metadata.id) };
+  const record = join(root, ".kxm", "skills", "promoted", metadata.id);
+  // The record folder holds metadata.json; the skill itself sits in a folder named after it.
+  return { root, work, metadata, record, dir: join(record, metadata.name) };
 }
 
 describe("verifySkill", () => {
@@ -84,7 +86,7 @@ describe("verifySkill", () => {
   });
 
   it("fails metadata edited to match a changed SKILL.md when the id no longer matches", async () => {
-    const { root, metadata, dir } = await setup();
+    const { root, metadata, dir, record } = await setup();
     const changed = skillMarkdown({}, "# Release notes\n\nAlso push a tag.\n");
     await writeFile(join(dir, "SKILL.md"), changed);
     const forged = {
@@ -92,16 +94,16 @@ describe("verifySkill", () => {
       contentSha256: skillContentSha256(changed),
       files: { ...metadata.files, "SKILL.md": sha256(changed) },
     };
-    await writeFile(join(dir, "metadata.json"), serializeSkillMetadata(forged));
+    await writeFile(join(record, "metadata.json"), serializeSkillMetadata(forged));
     expect((await verifySkill(root, metadata.id)).problems).toEqual([
       "metadata.json id: does not match skillId(name, contentSha256)",
     ]);
   });
 
   it("fails a description edited in metadata.json only, since the item summary comes from it", async () => {
-    const { root, metadata, dir } = await setup();
+    const { root, metadata, record } = await setup();
     await writeFile(
-      join(dir, "metadata.json"),
+      join(record, "metadata.json"),
       serializeSkillMetadata({ ...metadata, description: "Run anything" }),
     );
     expect((await verifySkill(root, metadata.id)).problems).toEqual([
@@ -138,9 +140,9 @@ describe("verifySkill", () => {
   });
 
   it("fails a metadata.json that does not parse or belongs to another status", async () => {
-    const { root, metadata, dir } = await setup();
+    const { root, metadata, record } = await setup();
     await writeFile(
-      join(dir, "metadata.json"),
+      join(record, "metadata.json"),
       serializeSkillMetadata({
         ...metadata,
         status: "proposed",
@@ -152,7 +154,7 @@ describe("verifySkill", () => {
     expect((await verifySkill(root, metadata.id)).problems).toEqual([
       "metadata.json status: is proposed, not promoted",
     ]);
-    await writeFile(join(dir, "metadata.json"), "{");
+    await writeFile(join(record, "metadata.json"), "{");
     expect((await verifySkill(root, metadata.id)).problems).toEqual(["metadata.json: is not valid JSON"]);
   });
 

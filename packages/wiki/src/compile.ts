@@ -131,8 +131,12 @@ function sourceHref(item: ContextItem): string | undefined {
   const ref = item.provenance.sourceRef;
   if (ref === undefined) return undefined;
   if (item.kind === "skill") {
+    // A promoted skill sits at .kxm/skills/promoted/<id>/<name>/SKILL.md; its summary is `<name>: <description>`.
     const skill = /^skill:([A-Za-z0-9_.-]+)@[0-9a-f]{64}$/.exec(ref);
-    return skill === null ? undefined : `../../skills/promoted/${skill[1]}/SKILL.md`;
+    const name = /^([a-z0-9]+(?:-[a-z0-9]+)*): /.exec(item.summary)?.[1];
+    return skill === null || name === undefined
+      ? undefined
+      : `../../skills/promoted/${skill[1]}/${name}/SKILL.md`;
   }
   if (item.id.startsWith("mem_") && item.provenance.sourceType === "git" && FILE_REF.test(ref)) {
     if (ref.split(/[/#]/).some((segment) => segment === ".." || segment === ".")) return undefined;

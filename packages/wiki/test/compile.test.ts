@@ -107,7 +107,7 @@ describe("compileWiki", () => {
     const patterns = compileWiki(sampleRecords()).get(PAGES.patterns)!;
     expect(patterns).toContain("source [`docs/testing.md`](../../../docs/testing.md) (git)");
     expect(patterns).toContain(
-      `source [\`skill:release-check.0123456789ab@${"a".repeat(64)}\`](../../skills/promoted/release-check.0123456789ab/SKILL.md) (git)`,
+      `source [\`skill:release-check.0123456789ab@${"a".repeat(64)}\`](../../skills/promoted/release-check.0123456789ab/release-check/SKILL.md) (git)`,
     );
     const records = sampleRecords();
     records.memory[0] = {

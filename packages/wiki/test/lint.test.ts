@@ -93,7 +93,7 @@ describe("lintWiki", () => {
         return path !== "../../../docs/testing.md";
       },
     });
-    expect(asked).toContain("../../skills/promoted/release-check.0123456789ab/SKILL.md");
+    expect(asked).toContain("../../skills/promoted/release-check.0123456789ab/release-check/SKILL.md");
     expect(found.map((f) => [f.code, f.severity, f.page, f.message])).toEqual([
       [
         "broken_source_link",

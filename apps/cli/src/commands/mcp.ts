@@ -1,4 +1,4 @@
-import { createHubClient } from "@kxm/contract";
+import { createHubClient, isKxmError } from "@kxm/contract";
 import { createKxmMcpServer, resolveAgent } from "@kxm/mcp";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { KxmCommand, UsageError } from "../base.js";
@@ -11,7 +11,8 @@ export default class Mcp extends KxmCommand {
     "(which only proposes) and kxm_episode. Every tool call is forwarded to the hub at --hub or KXM_HUB_URL " +
     "with the agent key in KXM_AGENT_KEY; the project comes from that key, never from an argument. stdout " +
     "carries protocol messages only; the one start-up line and any failure go to stderr. Harnesses start it " +
-    "themselves (see docs/examples/mcp/); it runs until its stdin closes.";
+    "themselves (see docs/examples/mcp/); it runs until its stdin closes. A hub that is down at start-up is " +
+    "no failure: the tools answer hub_unreachable until it is reachable. A key the hub refuses exits 1.";
   static override examples = [
     "KXM_AGENT_KEY=kxm_... <%= config.bin %> <%= command.id %>",
     "<%= config.bin %> <%= command.id %> --hub http://127.0.0.1:7420",
@@ -27,9 +28,17 @@ export default class Mcp extends KxmCommand {
         "environment variable KXM_AGENT_KEY is unset: export the agent's key for its project",
       );
     }
-    const agent = await resolveAgent({ baseUrl, token });
+    // The hub may start after the harness: only a key the hub refuses stops the server here. Until the hub
+    // answers, each tool call asks again and answers hub_unreachable meanwhile.
+    let agent: { project: string; agentId: string } | undefined;
+    try {
+      agent = await resolveAgent({ baseUrl, token, timeoutMs: 5_000 });
+    } catch (error) {
+      if (!isKxmError(error) || error.code !== "hub_unreachable") throw error;
+    }
     const client = createHubClient({ baseUrl, token });
-    const server = createKxmMcpServer({ client, project: agent.project, version: this.config.version });
+    const project = agent?.project ?? (async () => (await resolveAgent({ baseUrl, token })).project);
+    const server = createKxmMcpServer({ client, project, version: this.config.version });
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {
       server.onclose = () => resolve();
@@ -37,7 +46,11 @@ export default class Mcp extends KxmCommand {
       process.stdin.once("close", () => resolve());
     });
     await server.connect(transport);
-    process.stderr.write(`kxm mcp: serving ${agent.project} as ${agent.agentId} via ${baseUrl}\n`);
+    process.stderr.write(
+      agent === undefined
+        ? `kxm mcp: the hub at ${baseUrl} is not reachable yet; tools answer hub_unreachable until it is\n`
+        : `kxm mcp: serving ${agent.project} as ${agent.agentId} via ${baseUrl}\n`,
+    );
     await closed;
     await server.close().catch(() => undefined);
   }

@@ -80,7 +80,8 @@ export function putFact(root: string, id: string, overrides: Record<string, stri
 
 /** Proposes and promotes a skill named `name`; returns its id. */
 export async function promotedSkill(root: string, name: string, description: string): Promise<string> {
-  const source = await tempDir("kxm-skill-src-");
+  // An Agent Skill's folder is named after it.
+  const source = join(await tempDir("kxm-skill-src-"), name);
   await put(
     source,
     "SKILL.md",

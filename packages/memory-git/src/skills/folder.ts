@@ -166,14 +166,16 @@ async function writeDurably(path: string, data: Uint8Array | string, mode: numbe
 }
 
 /**
- * Writes a skill folder whole or not at all: every file and metadata.json go into a temporary folder beside the
- * target, which is then renamed to `<parent>/<id>`. A failure removes the temporary folder; an existing target
+ * Writes a skill's record folder whole or not at all: metadata.json and the skill's files, under a folder named
+ * `name` (`<parent>/<id>/metadata.json`, `<parent>/<id>/<name>/SKILL.md`, ...), go into a temporary folder beside
+ * the target, which is then renamed to `<parent>/<id>`. A failure removes the temporary folder; an existing target
  * makes the rename fail, reported as `skill_exists`. Readers skip dot-named folders, so a temporary folder a
  * crash leaves behind is never read as a skill.
  */
 export async function writeSkillFolder(
   parent: string,
   id: string,
+  name: string,
   files: readonly SkillFile[],
   metadataText: string,
 ): Promise<void> {
@@ -183,7 +185,7 @@ export async function writeSkillFolder(
   let renaming = false;
   try {
     for (const file of files) {
-      const target = join(temp, ...file.path.split("/"));
+      const target = join(temp, name, ...file.path.split("/"));
       await mkdir(dirname(target), { recursive: true });
       await writeDurably(target, file.bytes, file.executable ? 0o755 : 0o644);
     }

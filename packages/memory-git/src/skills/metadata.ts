@@ -1,5 +1,6 @@
 import { RefSchema, TimestampSchema } from "@kxm/contract";
 import { z } from "zod";
+import { SKILL_NAME_PATTERN } from "./skill-file.js";
 
 /** Where a skill stands: proposed (a candidate), promoted (delivered once it verifies) or rejected (kept). */
 export type SkillStatus = "proposed" | "promoted" | "rejected";
@@ -68,7 +69,7 @@ const MetadataSchema = z
   .strictObject({
     schema: z.literal(SKILL_SCHEMA),
     id: z.string().regex(SKILL_ID_PATTERN, "must be a skill id (<slug>.<12 hex>)"),
-    name: z.string().min(1),
+    name: z.string().min(1).max(64).regex(SKILL_NAME_PATTERN),
     description: z.string().min(1),
     contentSha256: z.string().regex(SHA256, "must be 64 lowercase hex digits"),
     files: z.record(

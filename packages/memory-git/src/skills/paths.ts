@@ -17,7 +17,11 @@ export function statusDir(root: string, status: SkillStatus): string {
   return join(skillsRoot(root), FOLDERS[status]);
 }
 
-/** One skill's folder. `id` must already match `SKILL_ID_PATTERN`, so it cannot leave `statusDir`. */
+/**
+ * One skill's record folder, `<status folder>/<id>`: its metadata.json and the skill itself in `<name>/`, so that
+ * every stored copy is a valid Agent Skill where it sits (see `writeSkillFolder`, `skillFilesPrefix`). `id` must
+ * already match `SKILL_ID_PATTERN`, so it cannot leave `statusDir`.
+ */
 export function skillDir(root: string, status: SkillStatus, id: string): string {
   return join(statusDir(root, status), id);
 }

@@ -21,7 +21,9 @@ export interface SkillFrontMatter {
  */
 const SKILL_GRANT_FIELDS = ["allowed-tools", "hooks"] as const;
 
-const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** An Agent Skills `name`: lowercase letters, digits and single inner hyphens (at most 64 characters). */
+export const SKILL_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const NAME_PATTERN = SKILL_NAME_PATTERN;
 
 // The Agent Skills specification's field list, strictly: its reference validator (skills-ref) refuses any other
 // top-level key, and a strict list also keeps harness extensions KXM cannot reason about out of governed skills.

@@ -1,10 +1,11 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { KxmError } from "@kxm/contract";
 import { findSecretRanges } from "@kxm/provenance";
 import { projectPath, writeFileWhole } from "../files.js";
 import {
+  displayPath,
   isMissing,
   readRegularFile,
   readSkillSource,
@@ -68,9 +69,22 @@ function lineOf(text: string, offset: number): number {
   return line;
 }
 
-function readSkillMarkdown(bytes: Uint8Array): { text: string; name: string; description: string } {
+function readSkillMarkdown(
+  bytes: Uint8Array,
+  folder: string,
+): { text: string; name: string; description: string } {
   const text = decodeUtf8(bytes);
   if (text === undefined) throw new KxmError("skill_invalid", `${SKILL_FILE}: is not valid UTF-8`);
+  // The Agent Skills rules come first, each named when it fails (a 65-character name is a name over 64
+  // characters, not a secret); parse errors never carry a value.
+  const { frontMatter } = parseSkillMarkdown(text, SKILL_FILE);
+  if (frontMatter.name !== folder) {
+    throw new KxmError(
+      "skill_invalid",
+      `${SKILL_FILE} front matter name: must match the name of its folder (${displayPath(folder).slice(0, 80)}), ` +
+        "the Agent Skills rule; rename the folder or the skill",
+    );
+  }
   // Redacting would change the hash the id pins, so a secret is refused; the message names the line only.
   const normalised = normalizeSkillMarkdown(text);
   const secret = findSecretRanges(normalised)[0];
@@ -80,16 +94,16 @@ function readSkillMarkdown(bytes: Uint8Array): { text: string; name: string; des
       `${SKILL_FILE} line ${lineOf(normalised, secret[0])}: holds what looks like a secret; remove it before proposing`,
     );
   }
-  const { frontMatter } = parseSkillMarkdown(text, SKILL_FILE);
   return { text, name: frontMatter.name, description: frontMatter.description };
 }
 
 /**
- * Proposes the skill in `sourceDir`: its files are copied into `.kxm/skills/candidates/<id>/` with a
- * metadata.json of status `proposed`, all in one rename. Refused with `skill_invalid` for a missing or malformed
- * SKILL.md, a secret in it, a link or special file, or a folder over its limits; 403 `context_authority_violation`
- * for a control-plane field in the front matter; `skill_exists` when the id is already a candidate, promoted or
- * rejected. A refusal writes nothing.
+ * Proposes the skill in `sourceDir`: its files are copied into `.kxm/skills/candidates/<id>/<name>/` beside a
+ * metadata.json of status `proposed` in `<id>/`, all in one rename. Refused with `skill_invalid` for a missing or
+ * malformed SKILL.md, a `name` that is not the source folder's name (the Agent Skills rule), a secret in it, a
+ * link or special file, or a folder over its limits; 403 `context_authority_violation` for a control-plane field
+ * in the front matter; `skill_exists` when the id is already a candidate, promoted or rejected. A refusal writes
+ * nothing.
  */
 export async function proposeSkill(
   root: string,
@@ -102,7 +116,7 @@ export async function proposeSkill(
   const skillFile = files.find((file) => file.path === SKILL_FILE);
   if (skillFile === undefined)
     throw new KxmError("skill_invalid", `${SKILL_FILE}: missing at the top of the skill folder`);
-  const { text, name, description } = readSkillMarkdown(skillFile.bytes);
+  const { text, name, description } = readSkillMarkdown(skillFile.bytes, basename(resolve(sourceDir)));
   const contentSha256 = skillContentSha256(text);
   const id = skillId(name, contentSha256);
   await assertNotStored(root, id, SKILL_STATUSES);
@@ -117,7 +131,7 @@ export async function proposeSkill(
     proposedBy,
     proposedAt,
   };
-  await writeSkillFolder(statusDir(root, "proposed"), id, files, serializeSkillMetadata(metadata));
+  await writeSkillFolder(statusDir(root, "proposed"), id, name, files, serializeSkillMetadata(metadata));
   await ensureGitAttributes(root);
   return metadata;
 }
@@ -199,8 +213,9 @@ async function verifiedCandidate(root: string, id: string) {
 /**
  * Promotes a candidate: its files are verified against its metadata.json (`skill_unverified`), the promoter must
  * not be the proposer and 1..32 distinct evidence references are needed (`skill_promotion_invalid`). The verified
- * bytes land in `.kxm/skills/promoted/<id>/` first, then the candidate folder is removed; a crash in between
- * leaves both, and `listSkills` then reports the promoted one.
+ * bytes land in `.kxm/skills/promoted/<id>/<name>/` (metadata.json in `<id>/`) first, whatever layout the
+ * candidate had, then the candidate folder is removed; a crash in between leaves both, and `listSkills` then
+ * reports the promoted one.
  */
 export async function promoteSkill(
   root: string,
@@ -222,16 +237,22 @@ export async function promoteSkill(
     promotedAt,
     evidenceRefs,
   };
-  await writeSkillFolder(statusDir(root, "promoted"), id, candidate.files, serializeSkillMetadata(metadata));
+  await writeSkillFolder(
+    statusDir(root, "promoted"),
+    id,
+    metadata.name,
+    candidate.files,
+    serializeSkillMetadata(metadata),
+  );
   await rm(candidate.dir, { recursive: true, force: true });
   await ensureGitAttributes(root);
   return metadata;
 }
 
 /**
- * Rejects a candidate: after the same verification as promotion, its files move to `.kxm/skills/rejected/<id>/`
- * with status `rejected`, `rejectedBy`, `rejectedAt` and a redacted `reason` of 1..500 characters, kept as a
- * record of what was considered. A proposer may withdraw their own candidate this way.
+ * Rejects a candidate: after the same verification as promotion, its files move to
+ * `.kxm/skills/rejected/<id>/<name>/` with status `rejected`, `rejectedBy`, `rejectedAt` and a redacted `reason`
+ * of 1..500 characters, kept as a record of what was considered. A proposer may withdraw their own candidate this way.
  */
 export async function rejectSkill(
   root: string,
@@ -250,7 +271,13 @@ export async function rejectSkill(
     rejectedAt,
     reason,
   };
-  await writeSkillFolder(statusDir(root, "rejected"), id, candidate.files, serializeSkillMetadata(metadata));
+  await writeSkillFolder(
+    statusDir(root, "rejected"),
+    id,
+    metadata.name,
+    candidate.files,
+    serializeSkillMetadata(metadata),
+  );
   await rm(candidate.dir, { recursive: true, force: true });
   await ensureGitAttributes(root);
   return metadata;

@@ -6,6 +6,7 @@ import { projectPath } from "../files.js";
 import {
   displayPath,
   errorCode,
+  type FolderEntry,
   isMissing,
   listFolder,
   readRegularFile,
@@ -57,18 +58,34 @@ async function readMetadata(dir: string): Promise<{ metadata: SkillMetadata } | 
   return "problem" in parsed ? { problem: `${METADATA_FILE}${parsed.problem}` } : parsed;
 }
 
+/**
+ * Where a record folder keeps the skill's files, as a path prefix: `<name>/` (the layout every write uses, a valid
+ * Agent Skill where it sits), or `""` for a folder written before it, whose SKILL.md sits beside metadata.json.
+ * Such folders are still read, verified and delivered; the next move (promotion, rejection) writes the new layout.
+ */
+export function skillFilesPrefix(entries: readonly FolderEntry[], name: string): string {
+  return entries.some((entry) => entry.path === SKILL_FILE) ? "" : `${name}/`;
+}
+
 async function checkFiles(dir: string, metadata: SkillMetadata, problems: string[]): Promise<SkillFile[]> {
   const files: SkillFile[] = [];
   const seen = new Set<string>();
-  for (const entry of await listFolder(dir, { skipGit: false })) {
+  const entries = await listFolder(dir, { skipGit: false });
+  const prefix = skillFilesPrefix(entries, metadata.name);
+  for (const entry of entries) {
     if (entry.path === METADATA_FILE) continue;
-    const shown = displayPath(entry.path);
-    const expected = Object.hasOwn(metadata.files, entry.path) ? metadata.files[entry.path] : undefined;
-    if (!isSkillFilePath(entry.path) || expected === undefined) {
+    if (!entry.path.startsWith(prefix)) {
+      problems.push(`${displayPath(entry.path)}: is outside the skill's folder ${metadata.name}/`);
+      continue;
+    }
+    const path = entry.path.slice(prefix.length);
+    const shown = displayPath(path);
+    const expected = Object.hasOwn(metadata.files, path) ? metadata.files[path] : undefined;
+    if (!isSkillFilePath(path) || expected === undefined) {
       problems.push(`${shown}: is not listed in ${METADATA_FILE} files`);
       continue;
     }
-    seen.add(entry.path);
+    seen.add(path);
     if (entry.kind !== "file") {
       problems.push(`${shown}: ${entry.kind === "symlink" ? "is a symbolic link" : "is not a regular file"}`);
       continue;
@@ -80,7 +97,7 @@ async function checkFiles(dir: string, metadata: SkillMetadata, problems: string
     }
     const sha256 = sha256Hex(read.bytes);
     if (sha256 !== expected) problems.push(`${shown}: sha256 differs from ${METADATA_FILE} files`);
-    files.push({ path: entry.path, bytes: read.bytes, sha256, executable: read.executable });
+    files.push({ path, bytes: read.bytes, sha256, executable: read.executable });
   }
   for (const path of Object.keys(metadata.files).sort()) {
     if (!seen.has(path)) problems.push(`${displayPath(path)}: is missing`);

@@ -43,12 +43,17 @@ export function skillMarkdown(
   return `---\n${yaml}\n---\n\n${body}`;
 }
 
-/** A skill source folder with SKILL.md, a script and a reference; returns its path. */
+/**
+ * A skill source folder with SKILL.md, a script and a reference; returns its path. The folder is named after the
+ * skill's `name` (as the Agent Skills format requires), inside a fresh folder of its own; `folder` overrides it.
+ */
 export async function skillSource(
   parent: string,
-  overrides: { skill?: string; files?: Record<string, string | Uint8Array> } = {},
+  overrides: { skill?: string; files?: Record<string, string | Uint8Array>; folder?: string } = {},
 ): Promise<string> {
-  const dir = join(parent, `source-${Math.random().toString(16).slice(2)}`);
+  const named = /^name: *(\S+) *$/m.exec(overrides.skill ?? skillMarkdown())?.[1];
+  const folder = overrides.folder ?? named?.replace(/^["']|["']$/g, "") ?? "release-notes";
+  const dir = join(parent, `source-${Math.random().toString(16).slice(2)}`, folder);
   await writeTree(dir, {
     "SKILL.md": overrides.skill ?? skillMarkdown(),
     "scripts/collect.sh": "#!/bin/sh\ngit log --merges --oneline\n",
