@@ -2,8 +2,8 @@
 // blocks are the fenced blocks marked `run=<guide>`, taken in the order the guide shows them and run by one bash in
 // a fresh temporary folder, so `cd` and `export` carry from block to block:
 //
-// - a `bash` block runs as printed and must succeed; a `background` block runs its lines, the last one in the
-//   background (what the guide says to start in another terminal), and goes on once that prints a URL;
+// - a `bash` block runs as printed and must succeed; a `background` block starts a server with `&` (what the
+//   guide says may run in a terminal of its own), and the next block waits until the block's output shows a URL;
 // - a block with `create=<path>` is a file the guide says to create: it is written at that path, relative to the
 //   folder the shell is in at that point, byte for byte;
 // - a `text` block is a transcript: each `$ ` line is a command, run as printed, and the lines after it are what it
@@ -122,18 +122,16 @@ function script(steps: Step[], out: string, port: number): string {
       expect(step.fence.body, `${step.fence.doc}:${step.fence.line}`).not.toContain(eof);
       lines.push(`mkdir -p "$(dirname ${quote(step.path)})"`);
       lines.push(`cat > ${quote(step.path)} <<'${eof}'\n${step.fence.body}${eof}`);
-    } else if (step.kind === "shell" && !step.background) {
-      lines.push(`{\n${local(step.fence.body)}} > ${quote(`${at}.log`)} 2>&1`);
     } else if (step.kind === "shell") {
-      const body = local(step.fence.body).trimEnd().split("\n");
-      const last = body.pop()!;
-      lines.push(`{\n${body.join("\n")}\n} > ${quote(`${at}.log`)} 2>&1`);
-      lines.push(`${last} > ${quote(`${at}.bg`)} 2>&1 &`);
-      // Until it prints the URL it listens on, for at most 60 s.
-      lines.push(
-        `for i in $(seq 600); do grep -q 'http://' ${quote(`${at}.bg`)} && break; sleep 0.1; done`,
-        `grep -q 'http://' ${quote(`${at}.bg`)} || { cat ${quote(`${at}.bg`)} > ${quote(`${at}.log`)}; exit 1; }`,
-      );
+      const log = quote(`${at}.log`);
+      lines.push(`{\n${local(step.fence.body)}} > ${log} 2>&1`);
+      // What it started in the background prints the URL it listens on: wait for it, for at most 60 s.
+      if (step.background) {
+        lines.push(
+          `for i in $(seq 600); do grep -q 'http://' ${log} && break; sleep 0.1; done`,
+          `grep -q 'http://' ${log} || { echo 'nothing printed a URL within 60 s' >> ${log}; exit 1; }`,
+        );
+      }
     } else {
       step.commands.forEach((command, i) => {
         const file = quote(`${at}.${i}`);
