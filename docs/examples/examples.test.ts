@@ -5,8 +5,8 @@
 // command does. Blocks marked `run=<guide>` are the guides' walkthroughs, run from an empty folder by
 // guides.test.ts.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import { docs, fences, ROOT } from "./fences.js";
 
@@ -41,6 +41,45 @@ describe("documentation examples", () => {
       });
       if (block.kind === "output") expect(output).toBe(block.body);
       else expect(output.endsWith(`\n${block.body}`)).toBe(true);
+    },
+  );
+});
+
+/** A heading's anchor as GitHub makes it: lowercased, punctuation dropped, spaces as hyphens, repeats numbered. */
+function anchors(path: string): Set<string> {
+  const seen = new Map<string, number>();
+  const found = new Set<string>();
+  for (const match of prose(path).matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = match[1]!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/\s/g, "-");
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    found.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return found;
+}
+
+/** A doc without its fenced blocks, whose text is code rather than links and headings. */
+function prose(path: string): string {
+  return readFileSync(path, "utf8").replace(/^```[\s\S]*?^```$/gm, "");
+}
+
+describe("documentation links", () => {
+  test.each(docs().map((doc) => [relative(ROOT, doc), doc] as const))(
+    "every relative link of %s reaches a file, and its anchor a heading",
+    (_, doc) => {
+      const broken: string[] = [];
+      for (const [, link] of prose(doc).matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(link!)) continue;
+        const [path, anchor] = link!.split("#");
+        const target = path ? resolve(dirname(doc), path) : doc;
+        if (!existsSync(target)) broken.push(link!);
+        else if (anchor && target.endsWith(".md") && !anchors(target).has(anchor)) broken.push(link!);
+      }
+      expect(broken).toEqual([]);
     },
   );
 });
