@@ -67,6 +67,24 @@ function prose(path: string): string {
   return readFileSync(path, "utf8").replace(/^```[\s\S]*?^```$/gm, "");
 }
 
+describe("the README's demo", () => {
+  // The README says what `npm run demo` ends with, and its output-tail block runs hub-demo.mjs: that holds only
+  // while the npm command's last step is that script (npm and pnpm print their headers before it, nothing after).
+  test("npm run demo ends by running docs/examples/hub-demo.mjs", () => {
+    const json = (path: string) => JSON.parse(readFileSync(join(ROOT, path), "utf8"));
+    expect(json("package.json").scripts.demo).toBe("node scripts/dev.mjs demo");
+    const task = /\n {2}demo\(\) \{\n([\s\S]*?)\n {2}\},/.exec(
+      readFileSync(join(ROOT, "scripts/dev.mjs"), "utf8"),
+    );
+    expect(task?.[1]?.trim().split("\n").at(-1)?.trim()).toBe(
+      'run("demo", ["--filter", "@kxm/examples", "run", "demo"]);',
+    );
+    expect(json("docs/examples/package.json").scripts.demo).toBe("node hub-demo.mjs");
+    const tail = all.filter((block) => block.doc === "README.md" && block.kind === "output-tail");
+    expect(tail.map((block) => block.target)).toEqual(["docs/examples/hub-demo.mjs"]);
+  });
+});
+
 describe("documentation links", () => {
   test.each(docs().map((doc) => [relative(ROOT, doc), doc] as const))(
     "every relative link of %s reaches a file, and its anchor a heading",
