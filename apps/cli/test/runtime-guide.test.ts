@@ -16,7 +16,7 @@ const EXAMPLES = join(DOCS, "examples", "runtime");
 /** The guide's transcript: the fenced block holding `$ kxm run prompt`, split into commands and their output. */
 async function transcript(): Promise<Array<{ command: string; output: string }>> {
   const guide = await readFile(GUIDE, "utf8");
-  const block = [...guide.matchAll(/^```text\n([\s\S]*?)^```$/gm)]
+  const block = [...guide.matchAll(/^```text[^\n]*\n([\s\S]*?)^```$/gm)]
     .map((match) => match[1]!)
     .find((body) => body.startsWith("$ kxm run prompt"));
   expect(block, "the guide has no kxm run transcript").toBeDefined();
