@@ -87,7 +87,7 @@ describe("the fast paths print what oclif prints", () => {
     ["brief --cwd of a missing folder", ["memory", "brief", "--cwd", "no-such-folder"], "project"],
     ["revision --json --cwd of a missing folder", ["memory", "revision", "--json", "--cwd=nope"], "project"],
   ];
-  test.concurrent.for(cases)("%s", { timeout: 90_000 }, async ([, args, kind]) => {
+  test.for(cases)("%s", { timeout: 90_000 }, async ([, args, kind]) => {
     const cwd = kind === "bare" ? rootlessDir() : await project();
     if (kind === "broken") await put(cwd, ".kxm/memory/broken.md", "---\nschema: kxm.memory.v1\n---\n");
     const [fast, oclif] = await Promise.all([
