@@ -1,5 +1,14 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -109,10 +118,22 @@ describe("npm run demo from a clean clone", () => {
     // The SessionStart hook's command line, as Claude Code runs it: through a shell, by name.
     const brief = spawnSync("sh", ["-c", "kxm memory brief"], { cwd: project, env, encoding: "utf8" });
     expect(brief.status, brief.stderr).toBe(0);
-    expect(brief.stdout).toBe(
+    const expected =
       "Project memory (1 active fact)\n\n• [project] [convention] Run the test suite with npm test before every " +
-        "commit (test-runner)\n",
+      "commit (test-runner)\n";
+    expect(brief.stdout).toBe(expected);
+    // The guide's hook command (docs/examples/claude-code/settings.json), from another folder.
+    const settings = JSON.parse(
+      readFileSync(join(repo, "docs", "examples", "claude-code", "settings.json"), "utf8"),
     );
+    const hook = settings.hooks.SessionStart[0].hooks[0].command as string;
+    const fromHook = spawnSync("sh", ["-c", hook], {
+      cwd: work,
+      env: { ...env, CLAUDE_PROJECT_DIR: project },
+      encoding: "utf8",
+    });
+    expect(fromHook.status, fromHook.stderr).toBe(0);
+    expect(fromHook.stdout).toBe(expected);
   });
 
   test("a harness spawns kxm mcp by name, without a shell", async () => {
