@@ -4,7 +4,7 @@
 // when that version is not on PATH, so nothing is installed globally), installs the workspace, then runs the task.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -39,6 +39,37 @@ function install() {
   run("install", ["install", "--frozen-lockfile", "--reporter=append-only"]);
 }
 
+/**
+ * Puts the built `kxm` on PATH for every new shell, hook and MCP server: `npm install -g ./apps/cli` links this
+ * checkout's CLI into npm's global folder (a symlink: later builds are picked up, nothing is copied or fetched).
+ * A refusal (a global folder the user cannot write) is reported with what to do, and the demo goes on.
+ */
+function installCli() {
+  const cli = join(root, "apps", "cli");
+  const npmArgs = ["install", "--global", "--no-audit", "--no-fund", "--loglevel=error", cli];
+  const result = spawnSync("npm", npmArgs, { cwd: root, env, stdio: ["ignore", "ignore", "pipe"], shell });
+  const prefix = spawnSync("npm", ["prefix", "--global"], { cwd: root, env, encoding: "utf8", shell });
+  const bin = process.platform === "win32" ? prefix.stdout.trim() : join(prefix.stdout.trim(), "bin");
+  if (result.status !== 0) {
+    const reason =
+      String(result.stderr ?? "")
+        .split("\n")
+        .find((line) => line.trim() !== "") ?? "";
+    console.error(
+      `\nkxm was not installed into npm's global folder ${bin} (${reason.trim() || `exit ${result.status}`}).\n` +
+        "Give npm a global folder you own (npm config set prefix ~/.npm-global, then put ~/.npm-global/bin on " +
+        "PATH) and run npm run demo again, or run the CLI as node apps/cli/bin/run.js.\n",
+    );
+    return;
+  }
+  const onPath = (process.env.PATH ?? "").split(delimiter).some((dir) => resolve(dir) === resolve(bin));
+  console.log(
+    `\nInstalled kxm from this checkout into npm's global folder: ${join(bin, "kxm")} (undo: npm uninstall -g @kxm/cli).`,
+  );
+  if (!onPath) console.log(`${bin} is not on your PATH: add it to run kxm by name.`);
+  console.log("");
+}
+
 function summarizeVitest(file) {
   const report = JSON.parse(readFileSync(file, "utf8"));
   const skipped = report.numPendingTests + report.numTodoTests;
@@ -52,7 +83,16 @@ function summarizeVitest(file) {
 const tasks = {
   demo() {
     install();
-    run("build", ["exec", "turbo", "run", "build", "--filter=@kxm/examples...", "--output-logs=errors-only"]);
+    run("build", [
+      "exec",
+      "turbo",
+      "run",
+      "build",
+      "--filter=@kxm/examples...",
+      "--filter=@kxm/cli...",
+      "--output-logs=errors-only",
+    ]);
+    installCli();
     run("demo", ["--filter", "@kxm/examples", "run", "demo"]);
   },
   test() {

@@ -208,7 +208,7 @@ for (const size of options.sizes) {
 const hubSize = options.mode === "smoke" ? 1_000 : 10_000;
 progress(`[hub] ${hubSize.toLocaleString("en-US")} items under autocannon`);
 const hub = await runWorker("hub", { type: "hub", size: hubSize, mode: options.mode });
-progress("[start-up] kxm --version and node -e 0");
+progress("[start-up] node -e 0, kxm --version, kxm memory brief and kxm memory revision");
 const startup = benchStartup(options.mode);
 
 // Cranfield: every system in a smoke run too (the collection is small), unless the data is missing, which only a

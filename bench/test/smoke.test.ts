@@ -98,6 +98,8 @@ describe("pnpm bench --smoke", () => {
     if (!("skipped" in json.startup)) {
       expect(json.startup.node.p50).toBeGreaterThan(0);
       expect(json.startup.kxm.p50).toBeGreaterThan(0);
+      expect(json.startup.brief.p50).toBeGreaterThan(0);
+      expect(json.startup.revision.p50).toBeGreaterThan(0);
     }
     if (json.cranfield !== null) {
       const systems = json.cranfield.rows.map((row: { system: string }) => row.system);

@@ -84,6 +84,15 @@ export abstract class KxmCommand extends Command {
     return userInfo().username;
   }
 
+  /**
+   * A hub's validation message in this command's words: the hub names what it checked (`request body id`,
+   * `query parameter asOf`, `path parameter itemId`), the operator typed an argument or a flag (`<id>`, `--as-of`).
+   */
+  protected inCliTerms(message: string): string {
+    const command = this.constructor as typeof KxmCommand;
+    return inCliTerms(message, Object.keys(command.args ?? {}), Object.keys(command.flags ?? {}));
+  }
+
   /** Prints a line unless --json is on. */
   protected say(line: string): void {
     this.log(line);
@@ -97,7 +106,7 @@ export abstract class KxmCommand extends Command {
   }
 
   override async catch(error: Error & { oclif?: { exit?: number } }): Promise<unknown> {
-    if (isKxmError(error)) return this.fail(error.message, error.code);
+    if (isKxmError(error)) return this.fail(this.inCliTerms(error.message), error.code);
     if (error instanceof UsageError) {
       if (this.jsonEnabled()) this.logJson({ error: { code: "invalid_usage", message: error.message } });
       else process.stderr.write(`${error.message}\nSee: kxm ${this.commandName} --help\n`);
@@ -107,6 +116,47 @@ export abstract class KxmCommand extends Command {
     if (debugEnabled()) process.stderr.write(`${error.stack}\n`);
     return this.fail(`unexpected error: ${error.message.split("\n")[0]}`, "internal_error");
   }
+}
+
+// How the hub names the part of a request that failed validation (apps/hub/src/problems.ts), then the field path.
+const HUB_SUBJECT = /^(?:request body|query parameter|path parameter|header) ([^\s:]+):/;
+
+const kebab = (field: string) => field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/**
+ * The argument (`<item-id>`) or flag (`--as-of`) that carried a hub field: the argument or flag of the same name in
+ * kebab case, an argument named for an id field without its `-id` (`entryId`, `<entry>`), or a flag whose name
+ * starts or ends the field's (`budgetTokens`, `--budget`; `evidenceRefs`, `--evidence`; `includeKinds`, `--kinds`).
+ */
+function cliName(field: string, args: readonly string[], flags: readonly string[]): string | undefined {
+  const name = kebab(field);
+  const arg = args.find((candidate) => candidate === name || `${candidate}-id` === name);
+  if (arg !== undefined) return `<${arg}>`;
+  const flag =
+    flags.find((candidate) => candidate === name) ??
+    flags.find((candidate) => name.startsWith(`${candidate}-`) || name.endsWith(`-${candidate}`));
+  return flag === undefined ? undefined : `--${flag}`;
+}
+
+/**
+ * Rewrites a hub validation message so that it names the command's argument or flag, and an element of a repeated
+ * flag by its position (`--evidence (value 2)`). A field no argument or flag carries keeps its name, as the hub's.
+ */
+export function inCliTerms(message: string, args: readonly string[], flags: readonly string[]): string {
+  const match = HUB_SUBJECT.exec(message);
+  if (match === null) return message;
+  const [field = "", ...rest] = match[1]!.split(".");
+  const name = cliName(field, args, flags);
+  const index = rest.length > 0 && /^\d+$/.test(rest[0]!) ? Number(rest.shift()) + 1 : undefined;
+  const label =
+    name === undefined
+      ? `the hub's field ${match[1]}`
+      : [
+          name,
+          index === undefined ? "" : ` (value ${index})`,
+          rest.length > 0 ? ` ${rest.join(".")}` : "",
+        ].join("");
+  return `${label}:${message.slice(match[0].length)}`;
 }
 
 /** oclif's own exit (from `this.exit`), which must pass through untouched. */

@@ -115,15 +115,34 @@ describe("usage errors exit 2 with the problem and a help pointer", () => {
   });
 
   test.concurrent.for([
-    ["kxm nope", ["nope"]],
-    ["kxm memory nope", ["memory", "nope"]],
-  ] as const)("an unknown command: %s", async ([, args]) => {
-    const result = await kxm(args, { cwd: tempDir() });
+    ["memroy brief", "memory brief"],
+    ["memory breif", "memory brief"],
+    ["memory brief extra", "memory brief"],
+    ["hub projcts list", "hub projects list"],
+    ["memroy", "memory"],
+    ["contxt get", "context get"],
+  ] as const)("an unknown command suggests the closest: kxm %s", async ([typed, closest]) => {
+    const result = await kxm(typed.split(" "), { cwd: tempDir() });
+    expectUsageError(result, closest, `${typed} is not a kxm command; did you mean ${closest}?`);
+  });
+
+  test.concurrent("an unknown command with nothing close points at kxm --help", async () => {
+    const result = await kxm(["frobnicate"], { cwd: tempDir() });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
-    const lines = result.stderr.trim().split("\n");
-    expect(lines.length).toBeLessThanOrEqual(2);
-    expect(lines[0]).toContain(`command ${args.join(":")} not found`);
+    expect(result.stderr).toBe("frobnicate is not a kxm command\nSee: kxm --help\n");
+  });
+
+  test.concurrent("an unknown command with --json is the usage error as JSON on stdout", async () => {
+    const result = await kxm(["memory", "breif", "--json"], { cwd: tempDir() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("");
+    expect(json(result)).toEqual({
+      error: {
+        code: "invalid_usage",
+        message: "memory breif is not a kxm command; did you mean memory brief?",
+      },
+    });
   });
 
   test.concurrent("skills propose of a missing folder is a usage error", async () => {

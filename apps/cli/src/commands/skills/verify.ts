@@ -30,7 +30,11 @@ export default class SkillsVerify extends KxmCommand {
       for (const problem of skill.problems) this.say(`  ${problem}`);
     }
     if (result.ok) return result;
-    if (this.jsonEnabled()) this.logJson(result);
+    // With --json, stdout holds the result and stderr stays empty, as for every other failure.
+    if (this.jsonEnabled()) {
+      this.logJson(result);
+      return this.exit(EXIT.failed);
+    }
     const failed = skills.filter((skill) => !skill.ok).length;
     process.stderr.write(
       `skills verify failed: ${failed} of ${skills.length} promoted skills do not verify\n`,
