@@ -40,7 +40,6 @@ export function connectHub(hub: string | undefined): HubConnection {
   const raw = createHubClient({
     baseUrl: url,
     ...(token === undefined ? {} : { token }),
-    fetch: explainingFetch,
   });
   const client: Partial<Record<RouteName, (input: never) => Promise<unknown>>> = {};
   for (const name of Object.keys(ROUTES) as RouteName[]) {
@@ -72,26 +71,6 @@ function explain(error: unknown, url: string, tokenSet: boolean): unknown {
 
 function oneLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
-}
-
-/** `fetch`, with Node's bare "fetch failed" replaced by its cause (`connect ECONNREFUSED 127.0.0.1:7420`). */
-const explainingFetch: typeof fetch = async (input, init) => {
-  try {
-    return await fetch(input, init);
-  } catch (error) {
-    throw new Error(reasonOf(error));
-  }
-};
-
-function reasonOf(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  if (error.name === "TimeoutError") return "no answer in time";
-  const cause = error.cause as (Error & { code?: unknown }) | undefined;
-  if (cause instanceof Error) {
-    if (cause.message !== "") return cause.message;
-    if (typeof cause.code === "string") return cause.code;
-  }
-  return error.message;
 }
 
 /** A summary cut to one line of at most `max` characters, for human output. */
