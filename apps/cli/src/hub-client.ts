@@ -77,7 +77,6 @@ export function connectHub(hub: string | undefined): HubConnection {
       made = createHubClient({
         baseUrl: url,
         ...(token === undefined ? {} : { token }),
-        fetch: explainingFetch,
       });
       clients.set(variable, made);
     }
@@ -127,26 +126,6 @@ function explain(
 
 function oneLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
-}
-
-/** `fetch`, with Node's bare "fetch failed" replaced by its cause (`connect ECONNREFUSED 127.0.0.1:7420`). */
-const explainingFetch: typeof fetch = async (input, init) => {
-  try {
-    return await fetch(input, init);
-  } catch (error) {
-    throw new Error(reasonOf(error));
-  }
-};
-
-function reasonOf(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  if (error.name === "TimeoutError") return "no answer in time";
-  const cause = error.cause as (Error & { code?: unknown }) | undefined;
-  if (cause instanceof Error) {
-    if (cause.message !== "") return cause.message;
-    if (typeof cause.code === "string") return cause.code;
-  }
-  return error.message;
 }
 
 /** A summary cut to one line of at most `max` characters, for human output. */

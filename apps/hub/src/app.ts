@@ -5,6 +5,7 @@ import {
   type AssembledPacket,
   ERROR_CATALOGUE,
   type ErrorCode,
+  JsonValueSchema,
   KxmError,
   ProblemSchema,
   ROUTES,
@@ -18,8 +19,14 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from "fastify";
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import {
+  createJsonSchemaTransform,
+  createJsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+} from "fastify-type-provider-zod";
 import type { Logger, LoggerOptions } from "pino";
+import { z } from "zod";
 import { AdminToken, authorize, type Caller, credentialDigest, presentedCredential } from "./auth.js";
 import { createHubLogger, describeError } from "./logging.js";
 import { createInProcessMark, registerMcp } from "./mcp.js";
@@ -75,10 +82,23 @@ async function packageVersion(): Promise<string> {
   }
 }
 
-/** The OpenAPI description of a route's failures: one entry per status, naming its codes. */
+/**
+ * The schemas the OpenAPI document names as components. A recursive schema cannot be written inline, so each one
+ * the routes use must be here: without it, zod's generator points at a `#/components/schemas/schema0` that no
+ * component defines, and the document is invalid. The registry is the hub's own, so the contract stays free of
+ * side effects.
+ */
+const OPENAPI_COMPONENTS = z.registry<{ id: string }>();
+OPENAPI_COMPONENTS.add(JsonValueSchema, { id: "JsonValue" });
+
+/**
+ * The OpenAPI description of a route's failures: one entry per status, naming its codes. Every route can also
+ * answer `rate_limited` (the limit applies to all of them) and `internal_error`.
+ */
 function errorResponses(route: RouteDefinition): Record<number, unknown> {
   const byStatus = new Map<number, string[]>();
-  for (const code of [...route.errors, "internal_error" as const]) {
+  const codes = new Set<ErrorCode>([...route.errors, "rate_limited", "internal_error"]);
+  for (const code of codes) {
     const status = ERROR_CATALOGUE[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -209,7 +229,10 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
         version,
         description:
           "Deterministic context and memory for AI coding agents. Errors are application/problem+json.",
+        license: { name: "MIT", identifier: "MIT" },
       },
+      // Relative to this document: the hub that serves it, at whatever address (and path prefix) it was reached.
+      servers: [{ url: ".", description: "The hub serving this document" }],
       components: {
         securitySchemes: {
           bearer: {
@@ -220,7 +243,10 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
         },
       },
     },
-    transform: jsonSchemaTransform,
+    // The routes' paths are written as they are (the relative server URL is not a base path to strip).
+    stripBasePath: false,
+    transform: createJsonSchemaTransform({ schemaRegistry: OPENAPI_COMPONENTS }),
+    transformObject: createJsonSchemaTransformObject({ schemaRegistry: OPENAPI_COMPONENTS }),
   });
   const limit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   // An MCP tool call is one `/mcp` request plus its in-process route call: only the first is counted.
@@ -247,7 +273,8 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
         summary: route.summary,
         description: `Auth: ${route.auth}. Error codes: ${route.errors.join(", ") || "none"}.`,
         tags: [route.auth === "none" ? "public" : route.auth],
-        ...(route.auth === "none" ? {} : { security: [{ bearer: [] }] }),
+        // An empty list says in the document that a public route needs no credential.
+        security: route.auth === "none" ? [] : [{ bearer: [] }],
         ...(route.params === undefined ? {} : { params: route.params }),
         ...(route.query === undefined ? {} : { querystring: route.query }),
         ...(route.body === undefined ? {} : { body: route.body }),

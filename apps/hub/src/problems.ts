@@ -84,24 +84,29 @@ function fromValidation(
     return { ...rebuilt, message: safeMessage(rebuilt) };
   });
   const mapped = kxmErrorFromZod(new z.ZodError(issues as z.core.$ZodIssue[]), "invalid_request", subject);
-  return route === undefined ? mapped : fitToRoute(mapped, route, issues[0]?.path[0]);
+  return route === undefined ? mapped : fitToRoute(mapped, route, issues[0]?.path[0], subject);
 }
 
 /**
  * Keeps a validation error within the codes its route's table entry lists, so a client can rely on that list:
  * evidence that fails a state route's rules is `invalid_state_proposal` (behaviour.md 9.8); a limit the route does
- * not list is `invalid_request`; a malformed path id on a route without `invalid_request` is `not_found` (no
- * record can have that id).
+ * not list is `invalid_request`. A malformed path id is `invalid_request` on every route, whatever the rule it
+ * breaks (a well-formed id that names no record is the handler's 404), so one rule holds for every route with a
+ * path parameter.
  */
-function fitToRoute(error: KxmError, route: RouteDefinition, field: PropertyKey | undefined): KxmError {
+function fitToRoute(
+  error: KxmError,
+  route: RouteDefinition,
+  field: PropertyKey | undefined,
+  subject: string,
+): KxmError {
+  if (subject === SUBJECTS.params) return new KxmError("invalid_request", error.message);
   const listed = (code: ErrorCode) => (route.errors as readonly ErrorCode[]).includes(code);
   if (field === "evidenceRefs" && listed("invalid_state_proposal")) {
     return new KxmError("invalid_state_proposal", error.message);
   }
   if (listed(error.code)) return error;
-  if (listed("invalid_request")) return new KxmError("invalid_request", error.message);
-  if (listed("not_found")) return new KxmError("not_found", error.message);
-  return error;
+  return new KxmError("invalid_request", error.message);
 }
 
 /**

@@ -96,7 +96,7 @@ describe("the app", () => {
       const operation = document.paths[route.path.replace(/:(\w+)/g, "{$1}")]?.[route.method.toLowerCase()];
       expect(operation, name).toBeDefined();
       expect(operation.operationId).toBe(name);
-      expect(operation.security).toEqual(route.auth === "none" ? undefined : [{ bearer: [] }]);
+      expect(operation.security).toEqual(route.auth === "none" ? [] : [{ bearer: [] }]);
       expect(Object.keys(operation.responses)).toContain(String(route.status));
       for (const code of route.errors) expect(JSON.stringify(operation.responses)).toContain(`\`${code}\``);
       if ("body" in route) expect(operation.requestBody).toBeDefined();

@@ -114,6 +114,7 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
     not_found: (c) => get(c, "/v1/projects/ghost/state/release.branch/history"),
   },
   contradictions: {
+    invalid_request: (c) => get(c, "/v1/projects/bad%20id/contradictions"),
     not_found: (c) => get(c, "/v1/projects/ghost/contradictions"),
   },
   episodes: {
@@ -122,6 +123,7 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
     not_found: (c) => get(c, "/v1/projects/ghost/episodes"),
   },
   explain: {
+    invalid_request: (c) => get(c, "/v1/projects/demo/items/bad%20id/explain"),
     admin_auth_not_configured: (c) =>
       call(c.noAdmin.app, "GET", "/v1/projects/demo/items/x/explain", ADMIN_TOKEN),
     not_found: (c) => get(c, "/v1/projects/ghost/items/x/explain"),
@@ -175,6 +177,7 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
       post(c, `/v1/projects/other/journal/${await finishedEntry(c.hub.app, "demo")}/review`, {}),
   },
   wikiRecords: {
+    invalid_request: (c) => get(c, "/v1/projects/bad%20id/wiki/records"),
     not_found: (c) => get(c, "/v1/projects/ghost/wiki/records"),
   },
   createProject: {
@@ -191,6 +194,7 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
     not_found: (c) => post(c, "/v1/projects/ghost/agents", { agentId: "a" }),
   },
   revokeAgentKey: {
+    invalid_request: (c) => call(c.hub.app, "DELETE", "/v1/projects/demo/agents/bad%20id", ADMIN_TOKEN),
     admin_auth_not_configured: (c) =>
       call(c.noAdmin.app, "DELETE", "/v1/projects/demo/agents/a", ADMIN_TOKEN),
     not_found: (c) => call(c.hub.app, "DELETE", "/v1/projects/ghost/agents/a", ADMIN_TOKEN),

@@ -1,10 +1,12 @@
 // The public surface of @kxm/contract. Named exports only: adding a name here makes it public on purpose.
 export {
   createHubClient,
+  DEFAULT_MAX_RETRY_AFTER_MS,
   type HubClient,
   type HubClientOptions,
   type RouteInput,
   type RouteOutput,
+  unreachableReason,
 } from "./client.js";
 export { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode, isKxmError, KxmError } from "./errors.js";
 export {

@@ -250,7 +250,7 @@ export const ROUTES = {
       state: z.array(z.object({ stateKey: z.string(), itemIds: z.array(z.string()) })),
       journal: z.array(z.string()),
     }),
-    errors: [...AUTH_ERRORS, "not_found"],
+    errors: [...AUTH_ERRORS, "invalid_request", "not_found"],
   },
   episodes: {
     method: "GET",
@@ -276,7 +276,7 @@ export const ROUTES = {
     params: z.strictObject({ project: ProjectIdSchema, itemId: IdSchema }),
     status: 200,
     response: ExplanationSchema,
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "not_found"],
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
   },
   startRun: {
     method: "POST",
@@ -356,7 +356,7 @@ export const ROUTES = {
     params: ProjectParams,
     status: 200,
     response: WikiRecordsSchema,
-    errors: [...AUTH_ERRORS, "not_found"],
+    errors: [...AUTH_ERRORS, "invalid_request", "not_found"],
   },
   createProject: {
     method: "POST",
@@ -396,7 +396,7 @@ export const ROUTES = {
     params: z.strictObject({ project: ProjectIdSchema, agentId: IdSchema }),
     status: 200,
     response: z.object({ revoked: z.boolean() }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "not_found"],
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
   },
   updateProject: {
     method: "PATCH",

@@ -1,4 +1,4 @@
-import { isKxmError, KxmError, MCP_PATHS, WhoamiSchema } from "@kxm/contract";
+import { isKxmError, KxmError, MCP_PATHS, unreachableReason, WhoamiSchema } from "@kxm/contract";
 
 export interface ResolveAgentOptions {
   /** The hub's base URL, such as `http://127.0.0.1:7420`. */
@@ -27,9 +27,8 @@ export async function resolveAgent(
       signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
     });
   } catch (error) {
-    const cause =
-      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : "";
-    throw new KxmError("hub_unreachable", `cannot reach the hub at ${url.origin}: ${cause}`);
+    const reason = unreachableReason(error, options.timeoutMs ?? 30_000);
+    throw new KxmError("hub_unreachable", `cannot reach the hub at ${base.replace(/\/+$/, "")}: ${reason}`);
   }
   const payload: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {

@@ -32,6 +32,7 @@ export {
 } from "./memory-file.js";
 export { computeMemoryRevision, type RevisionFile, revisionOf } from "./revision.js";
 export { findProjectRoot } from "./root.js";
+export { type PromotedSkillDocument, promotedSkillDocuments } from "./skills/documents.js";
 export { loadPromotedSkillItems, skillToContextItem } from "./skills/items.js";
 export {
   normalizeSkillMarkdown,

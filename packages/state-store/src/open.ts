@@ -1,5 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { isKxmError, KxmError } from "@kxm/contract";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
@@ -15,22 +15,70 @@ export interface OpenStoreOptions {
   path: string;
 }
 
+/** The mode of the folder the store creates for its database (and of `.kxm/state`): the owner's only. */
+export const STATE_DIR_MODE = 0o700;
+/** The mode of the database and its `-wal` and `-shm` files: the owner's only (they hold key hashes). */
+export const STATE_FILE_MODE = 0o600;
+/** What the store writes to `.gitignore` in its folder, so that `git add -A` never stages the database. */
+export const STATE_GITIGNORE =
+  "# Written by KXM: the hub's database (key hashes, state) is never committed.\n*\n";
+
+/** Sets `mode` on `path` when it is looser; a file another user owns is left as it is. */
+function tighten(path: string, mode: number): void {
+  try {
+    if ((statSync(path).mode & 0o777 & ~mode) !== 0) chmodSync(path, mode);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== "ENOENT" && code !== "EPERM") throw error;
+  }
+}
+
+/**
+ * Makes the database's folder private. A folder the store creates, and the default `.kxm/state` whether new or
+ * not, is the store's own: it becomes 0700 and gets a `.gitignore` of `*`. A folder the store did not create
+ * elsewhere (a database put at a repository's root, say) is left alone, so that no ignore file hides other files.
+ */
+function prepareFolder(folder: string): void {
+  const created = !existsSync(folder);
+  mkdirSync(dirname(folder), { recursive: true });
+  if (created) mkdirSync(folder, { mode: STATE_DIR_MODE });
+  const own = created || (basename(folder) === "state" && basename(dirname(folder)) === ".kxm");
+  if (!own) return;
+  tighten(folder, STATE_DIR_MODE);
+  const ignore = join(folder, ".gitignore");
+  if (!existsSync(ignore)) writeFileSync(ignore, STATE_GITIGNORE, { mode: 0o644 });
+}
+
+/**
+ * Creates the database file 0600 before SQLite opens it, so SQLite gives its `-wal` and `-shm` files the same mode,
+ * and tightens files an earlier version left readable to others.
+ */
+function prepareFiles(file: string): void {
+  closeSync(openSync(file, "a", STATE_FILE_MODE));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) tighten(path, STATE_FILE_MODE);
+}
+
 /**
  * Opens (or creates) the SQLite database at `options.path` and applies the package's migrations: WAL journal,
  * foreign keys on, a 5 s busy timeout, `synchronous=NORMAL`. Several processes may open one file at once. Throws
- * `internal_error`, naming the file, when it is not a database, cannot be opened, or holds a newer schema.
+ * `internal_error`, naming the file, when it is not a database, cannot be opened, or holds a newer schema. The
+ * database, its `-wal` and `-shm` are 0600; its folder, when the store made it or it is `.kxm/state`, is 0700 and
+ * holds a `.gitignore` of `*`.
  */
 export function openStore(options: OpenStoreOptions): KxmStore {
   const file = resolve(options.path);
   let sqlite: Database.Database | undefined;
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    prepareFolder(dirname(file));
+    prepareFiles(file);
     sqlite = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("synchronous = NORMAL");
     const db = drizzle({ client: sqlite });
     applyMigrations(db, sqlite, file);
+    // SQLite gives them the database's mode; this only covers a file system that does not.
+    for (const path of [`${file}-wal`, `${file}-shm`]) tighten(path, STATE_FILE_MODE);
     return new SqliteKxmStore(file, db, sqlite);
   } catch (error) {
     sqlite?.close();

@@ -27,6 +27,7 @@ export const COMMAND_IDS = [
   "context:state",
   "context:wiki-compile",
   "context:wiki-lint",
+  "explain",
   "hub:agents:add",
   "hub:agents:list",
   "hub:agents:revoke",
