@@ -14,6 +14,7 @@ describe("readHubEnv", () => {
       retentionDays: 90,
       logLevel: "info",
       rateLimit: 600,
+      mcpAllowedOrigins: [],
     });
   });
 
@@ -28,6 +29,7 @@ describe("readHubEnv", () => {
           KXM_RETENTION_DAYS: "30",
           KXM_LOG_LEVEL: "warn",
           KXM_RATE_LIMIT: "120",
+          KXM_MCP_ALLOWED_ORIGINS: "https://app.example.com, http://10.0.0.5:8080",
         },
         "/srv/repo",
       ),
@@ -39,6 +41,7 @@ describe("readHubEnv", () => {
       retentionDays: 30,
       logLevel: "warn",
       rateLimit: 120,
+      mcpAllowedOrigins: ["https://app.example.com", "http://10.0.0.5:8080"],
     });
     expect(readHubEnv({ KXM_AUTH_TOKEN: "", KXM_PORT: "" }, "/r")).toMatchObject({
       authToken: undefined,

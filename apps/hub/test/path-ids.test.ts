@@ -18,13 +18,16 @@ const MISSING_DEFAULT = "missing-record-1";
 /**
  * Routes that answer a well-formed unknown id with something other than 404, and why (each is the documented
  * behaviour in docs/reference/http-api.md): explain says whether the item exists, a key never proposed has an
- * empty history, and revoking a key that is not there answers `revoked: false`.
+ * empty history, and revoking a key or an operator that is not there answers `revoked: false`.
  */
 const NOT_404: Partial<Record<RouteName, Partial<Record<string, { status: number; why: string }>>>> = {
   explain: { itemId: { status: 200, why: "explain answers `exists: false` for an unknown item" } },
   stateHistory: { key: { status: 200, why: "a key never proposed has an empty history" } },
   revokeAgentKey: {
     agentId: { status: 200, why: "revoking an agent id with no key answers `revoked: false`" },
+  },
+  revokeOperator: {
+    name: { status: 200, why: "revoking an operator name with no token answers `revoked: false`" },
   },
 };
 

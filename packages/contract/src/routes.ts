@@ -443,7 +443,7 @@ export const ROUTES = {
     params: ProjectParams,
     status: 200,
     response: z.object({ project: z.string(), agents: z.array(AgentKeySchema) }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "not_found"],
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
   },
   rotateAgentKey: {
     method: "POST",
@@ -454,7 +454,7 @@ export const ROUTES = {
     params: z.strictObject({ project: ProjectIdSchema, agentId: IdSchema }),
     status: 200,
     response: z.object({ project: z.string(), agentId: z.string(), key: z.string() }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "not_found"],
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
   },
   createOperator: {
     method: "POST",
@@ -483,7 +483,7 @@ export const ROUTES = {
     params: z.strictObject({ name: OperatorNameSchema }),
     status: 200,
     response: z.object({ revoked: z.boolean() }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "context_limits_exceeded"],
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request"],
   },
 } as const satisfies Record<string, RouteDefinition>;
 

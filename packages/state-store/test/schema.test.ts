@@ -33,6 +33,7 @@ describe("schema module", () => {
       "items",
       "journal_entries",
       "journal_reviews",
+      "operator_credentials",
       "projects",
       "runs",
       "state_proposals",
