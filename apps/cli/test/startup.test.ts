@@ -2,7 +2,17 @@ import { execFile } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { BIN, baseEnv, gitRepo, kxm, put, rootlessDir, TEST_RUNNER_MD, tempDir } from "./support/cli.js";
+import {
+  BIN,
+  baseEnv,
+  gitRepo,
+  kxm,
+  memoryFile,
+  put,
+  rootlessDir,
+  TEST_RUNNER_MD,
+  tempDir,
+} from "./support/cli.js";
 
 // `kxm --version`, `kxm memory brief` and `kxm memory revision` start without oclif (bin/run.js, src/fast/), for
 // the SessionStart hook. What they load is read from a real Node process through a module hook; what they print
@@ -73,7 +83,9 @@ describe("start-up loads only what the command needs", () => {
 });
 
 describe("the fast paths print what oclif prints", () => {
-  const cases: ReadonlyArray<readonly [string, readonly string[], "project" | "bare" | "broken"]> = [
+  const cases: ReadonlyArray<
+    readonly [string, readonly string[], "project" | "bare" | "broken" | "over-limit"]
+  > = [
     ["brief", ["memory", "brief"], "project"],
     ["brief --json", ["memory", "brief", "--json"], "project"],
     ["brief --cwd", ["memory", "brief", "--cwd", "."], "project"],
@@ -84,12 +96,18 @@ describe("the fast paths print what oclif prints", () => {
     ["revision --json, no project root", ["memory", "revision", "--json"], "bare"],
     ["brief of a malformed fact", ["memory", "brief"], "broken"],
     ["brief --json of a malformed fact", ["memory", "brief", "--json"], "broken"],
+    // The fast path once printed an over-limit fact that the oclif command refuses: the same rule on both paths.
+    ["brief of an over-limit fact", ["memory", "brief"], "over-limit"],
+    ["brief --json of an over-limit fact", ["memory", "brief", "--json"], "over-limit"],
     ["brief --cwd of a missing folder", ["memory", "brief", "--cwd", "no-such-folder"], "project"],
     ["revision --json --cwd of a missing folder", ["memory", "revision", "--json", "--cwd=nope"], "project"],
   ];
   test.for(cases)("%s", { timeout: 90_000 }, async ([, args, kind]) => {
     const cwd = kind === "bare" ? rootlessDir() : await project();
     if (kind === "broken") await put(cwd, ".kxm/memory/broken.md", "---\nschema: kxm.memory.v1\n---\n");
+    if (kind === "over-limit") {
+      await put(cwd, ".kxm/memory/long.md", memoryFile("long", { summary: "y".repeat(5_000) }));
+    }
     const [fast, oclif] = await Promise.all([
       kxm(args, { cwd }),
       kxm(args, { cwd, env: { KXM_DEBUG: "0" } }),

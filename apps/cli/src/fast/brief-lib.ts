@@ -1,3 +1,3 @@
 // What `kxm memory brief` needs, and nothing else: bundled at build into brief-lib.bundle.js (scripts/bundle.mjs).
 export { isKxmError } from "@kxm/contract";
-export { activeFacts, findProjectRoot, renderBrief } from "@kxm/memory-git";
+export { deliverableFacts, findProjectRoot, renderBrief } from "@kxm/memory-git";

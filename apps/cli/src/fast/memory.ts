@@ -58,8 +58,8 @@ export async function runMemoryFast(argv: readonly string[]): Promise<boolean> {
       throw new Usage(`--cwd: no folder at ${flags.cwd}`);
     const root = await lib.findProjectRoot(folder);
     if (command === "brief") {
-      const { activeFacts, renderBrief } = lib as BriefLib;
-      const facts = await activeFacts(root);
+      const { deliverableFacts, renderBrief } = lib as BriefLib;
+      const facts = await deliverableFacts(root);
       const text = renderBrief(facts);
       if (!flags.json) process.stdout.write(`${text}\n`);
       else {

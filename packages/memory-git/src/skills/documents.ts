@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { access, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { projectPath } from "../files.js";
 import { statusDir } from "./paths.js";
@@ -19,13 +19,25 @@ export interface PromotedSkillDocument {
 export async function promotedSkillDocuments(root: string): Promise<PromotedSkillDocument[]> {
   const documents: PromotedSkillDocument[] = [];
   for (const skill of await inspectPromotedSkills(root)) {
-    const path = join(statusDir(root, "promoted"), skill.id, "SKILL.md");
-    const file = projectPath(root, path);
+    const folder = join(statusDir(root, "promoted"), skill.id);
     if (!skill.ok || skill.metadata === undefined) {
-      documents.push({ id: skill.id, name: skill.id, file });
+      documents.push({ id: skill.id, name: skill.id, file: projectPath(root, join(folder, "SKILL.md")) });
       continue;
     }
+    // A copy stored as a valid Agent Skill sits in `<id>/<name>/`; one from before that layout, in `<id>/`.
+    const nested = join(folder, skill.metadata.name, "SKILL.md");
+    const path = (await exists(nested)) ? nested : join(folder, "SKILL.md");
+    const file = projectPath(root, path);
     documents.push({ id: skill.id, name: skill.metadata.name, file, text: await readFile(path, "utf8") });
   }
   return documents;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
