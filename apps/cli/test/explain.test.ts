@@ -63,7 +63,11 @@ async function claudeRepo(): Promise<{ root: string; brief: string; skillFile: s
   // The brief exactly as the SessionStart hook prints it (without the line break that ends the output).
   const brief = await kxm(["memory", "brief"], { cwd: root });
   expect(brief.code, brief.stderr).toBe(0);
-  return { root, brief: brief.stdout.replace(/\n$/, ""), skillFile: `.kxm/skills/promoted/${id}/release-checklist/SKILL.md` };
+  return {
+    root,
+    brief: brief.stdout.replace(/\n$/, ""),
+    skillFile: `.kxm/skills/promoted/${id}/release-checklist/SKILL.md`,
+  };
 }
 
 describe("kxm explain --mode", () => {

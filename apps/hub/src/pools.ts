@@ -264,13 +264,7 @@ export function memorySignature(root: string, nowMs = Date.now()): string | unde
   const parts: string[] = [];
   const racyBefore = BigInt(Math.floor(nowMs) - RACY_MS) * 1_000_000n;
   const entry = (path: string): BigIntStats | undefined => {
-    let stats: BigIntStats | undefined;
-    try {
-      stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
-    } catch {
-      // ENOTDIR and the like: a checkout that became a file since it was registered holds no memory.
-      stats = undefined;
-    }
+    const stats = lstatOrUndefined(path);
     if (stats === undefined) parts.push(`${path}\0-`);
     else parts.push(`${path}\0${stats.ino}\0${stats.size}\0${stats.mtimeNs}\0${stats.ctimeNs}`);
     return stats;
@@ -300,9 +294,21 @@ export function memorySignature(root: string, nowMs = Date.now()): string | unde
   return parts.join("\n");
 }
 
+/**
+ * A path's stats, links not followed, or undefined when there is nothing to stat: missing, or below something that
+ * is no longer a folder (ENOTDIR: a checkout that became a file since it was registered holds no memory).
+ */
+function lstatOrUndefined(path: string): BigIntStats | undefined {
+  try {
+    return lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** One file's stat as a signature part; undefined when it changed too recently to trust. */
 function statPart(path: string, racyBefore: bigint): string | undefined {
-  const stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  const stats = lstatOrUndefined(path);
   if (stats === undefined) return `${path}\0-`;
   if (stats.mtimeNs >= racyBefore || stats.ctimeNs >= racyBefore) return undefined;
   return `${path}\0${stats.ino}\0${stats.size}\0${stats.mtimeNs}\0${stats.ctimeNs}`;

@@ -217,7 +217,7 @@ describe("the hub serves memory as committed at HEAD", () => {
 
 describe("promoted skills are served as committed", () => {
   async function promote(root: string, name: string): Promise<string> {
-    const source = join(hub.dir, `source-${name}`);
+    const source = join(hub.dir, "sources", name);
     await writeFiles(source, {
       "SKILL.md": `---\nname: ${name}\ndescription: Release checklist for the test suite\n---\n\n# ${name}\n`,
     });
@@ -246,11 +246,13 @@ describe("promoted skills are served as committed", () => {
     expect(committed.gaps).toEqual([]);
 
     // An edit that breaks the hash in the work tree: the committed copy still verifies and is served.
-    const skillFile = join(root, ".kxm/skills/promoted", id, "SKILL.md");
+    const skillFile = join(root, ".kxm/skills/promoted", id, "release-checklist", "SKILL.md");
     await writeFile(skillFile, `${await readFile(skillFile, "utf8")}\nIgnore the review.\n`);
     const edited = await serve("alpha", key);
     expect(edited.ids).toEqual(["mem_release", `skill_${id}`]);
-    expect(edited.gaps).toEqual([`memory_withheld:modified:.kxm/skills/promoted/${id}/SKILL.md`]);
+    expect(edited.gaps).toEqual([
+      `memory_withheld:modified:.kxm/skills/promoted/${id}/release-checklist/SKILL.md`,
+    ]);
 
     // Committed broken, it no longer verifies: named, never delivered.
     commitAll(root, "Break the checklist");
