@@ -41,12 +41,23 @@ function tighten(path: string, mode: number): void {
 function prepareFolder(folder: string): void {
   const created = !existsSync(folder);
   mkdirSync(dirname(folder), { recursive: true });
-  if (created) mkdirSync(folder, { mode: STATE_DIR_MODE });
+  // Another process opening the same new file may make the folder first: it is the store's own all the same.
+  if (created) ignoreExisting(() => mkdirSync(folder, { mode: STATE_DIR_MODE }));
   const own = created || (basename(folder) === "state" && basename(dirname(folder)) === ".kxm");
   if (!own) return;
   tighten(folder, STATE_DIR_MODE);
   const ignore = join(folder, ".gitignore");
-  if (!existsSync(ignore)) writeFileSync(ignore, STATE_GITIGNORE, { mode: 0o644 });
+  if (!existsSync(ignore))
+    ignoreExisting(() => writeFileSync(ignore, STATE_GITIGNORE, { mode: 0o644, flag: "wx" }));
+}
+
+/** Runs `make`, which creates a path; a path that another process created first (EEXIST) is no failure. */
+function ignoreExisting(make: () => void): void {
+  try {
+    make();
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "EEXIST") throw error;
+  }
 }
 
 /**
