@@ -12,6 +12,7 @@ export default defineConfig({
       "docs/**/*.test.ts",
       "scripts/**/*.test.ts",
       "bench/test/**/*.test.ts",
+      "reliability/test/**/*.test.ts",
     ],
     pool: "forks",
     testTimeout: 30_000,

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The one entry point behind the README's commands (`npm run demo`, `npm test`, `npm run bench`).
+// The one entry point behind the README's commands (`npm run demo`, `npm test`, `npm run bench`,
+// `npm run reliability`).
 // It works on a machine with only Node and npm: it runs the pnpm version pinned in package.json (through npx
 // when that version is not on PATH, so nothing is installed globally), installs the workspace, then runs the task.
 import { spawnSync } from "node:child_process";
@@ -121,6 +122,18 @@ const tasks = {
     install();
     run("build", ["exec", "turbo", "run", "build", "--output-logs=errors-only"]);
     run("bench", ["--filter", "@kxm/bench", "run", "bench", "--", ...process.argv.slice(3)]);
+  },
+  reliability() {
+    install();
+    run("build", ["exec", "turbo", "run", "build", "--output-logs=errors-only"]);
+    run("reliability", [
+      "--filter",
+      "@kxm/reliability",
+      "run",
+      "reliability",
+      "--",
+      ...process.argv.slice(3),
+    ]);
   },
 };
 
