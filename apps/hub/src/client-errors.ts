@@ -44,7 +44,8 @@ function safeCode(error: unknown): string | undefined {
 /**
  * Fastify's `clientErrorHandler`: answers a request Node could not parse with a problem document and closes the
  * connection once it is written. Fastify's own handler answers `{"error":"Bad Request"}` and logs the error
- * object, whose `rawPacket` holds the client's bytes; this one logs the parser's code only.
+ * object, whose `rawPacket` holds the client's bytes (the hub's error serializer drops it, but only there); this
+ * one logs the parser's code and nothing else of the error.
  */
 export function createClientErrorHandler(log: () => FastifyBaseLogger) {
   return (error: Error, socket: Socket): void => {
