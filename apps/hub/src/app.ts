@@ -28,6 +28,7 @@ import {
 import type { Logger, LoggerOptions } from "pino";
 import { z } from "zod";
 import { AdminToken, authorize, type Caller, credentialDigest, presentedCredential } from "./auth.js";
+import { answerUnsupportedExpectation, createClientErrorHandler } from "./client-errors.js";
 import { createHubLogger, describeError } from "./logging.js";
 import { createInProcessMark, registerMcp } from "./mcp.js";
 import { assembledPacketJson } from "./packet-json.js";
@@ -157,6 +158,9 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
     );
   }
   const logger = createHubLogger(options.logger);
+  let appLog: () => FastifyBaseLogger = () => {
+    throw new Error("the hub's log is read before the hub is built");
+  };
   const app = Fastify({
     ...(logger === undefined ? {} : { loggerInstance: logger }),
     // Fastify's own request lines carry the URL (and so the query string); the hub logs its own line instead.
@@ -171,11 +175,26 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
       ERROR_CODES_SENT.set(request, known.code);
       return sendProblem(reply, known);
     },
+    // Requests Node's parser refuses (bad framing, bad header names, headers over 16 KiB, timeouts) are answered
+    // as problem documents too, and their bytes are never logged.
+    clientErrorHandler: createClientErrorHandler(() => appLog()),
+    // A missing Host is refused below as a problem document, not with Node's bare 400.
+    http: { requireHostHeader: false },
     exposeHeadRoutes: false,
     // While closing, requests already on open connections are still answered normally (and as problem+json),
     // rather than with Fastify's own 503 body; the store closes only after the server has.
     return503OnClosing: false,
   }) as unknown as FastifyInstance;
+  appLog = () => app.log as FastifyBaseLogger;
+  app.server.on("checkExpectation", answerUnsupportedExpectation(appLog));
+  app.addHook("onRequest", async (request, reply) => {
+    // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own check answers without a body, so it is done here, and the
+    // connection is closed after the answer as for every other malformed request.
+    if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
+      reply.header("connection", "close");
+      throw new KxmError("malformed_http", "the request is not well-formed HTTP/1.1");
+    }
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(hubSerializerCompiler);
 

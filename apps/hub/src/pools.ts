@@ -22,6 +22,7 @@ import {
 import { journalEntryToItem } from "@kxm/provenance";
 import type { KxmStore, Project } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
+import { checkoutUnavailable, kxmFolderGap } from "./checkout.js";
 import { describeError } from "./logging.js";
 
 /** The key of a set of journal categories: the categories in catalogue order, comma-separated. */
@@ -328,7 +329,8 @@ export function authoredSignature(
   const memory = memorySignature(root, nowMs);
   if (memory === undefined) return undefined;
   const racyBefore = BigInt(Math.floor(nowMs) - RACY_MS) * 1_000_000n;
-  const paths: string[] = [];
+  // The `.kxm` entry itself, so that one replaced by a file or a dangling link is noticed even without memory.
+  const paths: string[] = [join(root, ".kxm")];
   let head = "";
   if (dirs === undefined) paths.push(join(root, ".git"));
   else {
@@ -390,6 +392,13 @@ export function authoredGaps(memory: CommittedMemory): string[] {
 export async function readAuthored(project: Project, log: FastifyBaseLogger): Promise<Authored> {
   const root = project.checkoutRoot;
   if (root === null) return NO_CHECKOUT;
+  const unavailable = await checkoutUnavailable(root);
+  if (unavailable !== undefined) {
+    log.warn({ event: "memory_unavailable", project: project.id, reason: unavailable });
+    const audit: PacketMemory = { commit: null, revision: null, withheld: [] };
+    const gaps = [`memory_unavailable:${unavailable}`];
+    return { key: JSON.stringify([audit, gaps]), items: [], gaps, memory: audit };
+  }
   let memory: CommittedMemory;
   try {
     memory = await readCommittedMemory(root, project.id);
@@ -417,6 +426,11 @@ export async function readAuthored(project: Project, log: FastifyBaseLogger): Pr
     withheld: memory.withheld.map(({ path, state }) => ({ path, state })),
   };
   const gaps = authoredGaps(memory);
+  const kxm = await kxmFolderGap(root);
+  if (kxm !== undefined) {
+    log.warn({ event: "memory_kxm_problem", project: project.id, gap: kxm });
+    gaps.splice(memory.unavailable === undefined ? 0 : 1, 0, kxm);
+  }
   return { key: JSON.stringify([audit, gaps]), items: memory.items, gaps, memory: audit };
 }
 

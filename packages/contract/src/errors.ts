@@ -52,6 +52,13 @@ export const ERROR_CATALOGUE = {
     title: "The project still holds records or agent keys; remove it with force to delete them too",
   },
   payload_too_large: { status: 413, title: "The request body is over 256 KiB" },
+  malformed_http: { status: 400, title: "The request is not well-formed HTTP/1.1" },
+  request_timeout: { status: 408, title: "The request did not arrive in time" },
+  expectation_failed: {
+    status: 417,
+    title: "The request's Expect header asks for something the hub does not do",
+  },
+  headers_too_large: { status: 431, title: "The request line and headers are over 16 KiB" },
   rate_limited: { status: 429, title: "Too many requests for this credential" },
   internal_error: { status: 500, title: "An unexpected failure inside KXM" },
 } as const satisfies Record<string, { status: number; title: string }>;
