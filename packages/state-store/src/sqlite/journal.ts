@@ -4,6 +4,7 @@ import { buildJournalEntry } from "../domain/journal.js";
 import { projectId } from "../input.js";
 import { journalEntries } from "../schema.js";
 import type { AppendJournalInput, JournalFilter } from "../types.js";
+import { appendChange } from "./changes.js";
 import { type Db, immediate } from "./db.js";
 import { getRun } from "./runs.js";
 
@@ -31,8 +32,21 @@ export function appendJournal(db: Db, input: AppendJournalInput, now: Date): Jou
         body: entry,
       })
       .run();
+    appendChange(db, entry.project, "journal", [entry.id], entry.createdAt);
   });
   return entry;
+}
+
+/** The project's journal entries with these ids that exist, by creation time, then id. */
+export function findJournalEntries(db: Db, project: string, ids: readonly string[]): JournalEntry[] {
+  if (ids.length === 0) return [];
+  return db
+    .select({ body: journalEntries.body })
+    .from(journalEntries)
+    .where(and(eq(journalEntries.project, project), inArray(journalEntries.id, [...ids])))
+    .orderBy(asc(journalEntries.createdAt), asc(journalEntries.id))
+    .all()
+    .map((row) => row.body);
 }
 
 /** The project's journal by creation time, then id; filters combine with AND. */
