@@ -5,6 +5,8 @@ export type {
   AgentIdentity,
   AgentKeyRecord,
   AppendJournalInput,
+  ChangeBatch,
+  ChangeKind,
   EpisodePage,
   EpisodePageOptions,
   FinishRunInput,
@@ -23,6 +25,7 @@ export type {
   StatePromotion,
   StatePromotionInput,
   StateProposalInput,
+  StoreChange,
 } from "./types.js";
 
 /** How long superseded state, closed proposals and terminal runs are kept by default (behaviour.md 9.4). */
