@@ -20,7 +20,7 @@ import {
   readCommittedMemory,
 } from "@kxm/memory-git";
 import { journalEntryToItem } from "@kxm/provenance";
-import type { KxmStore, Project, StoreChange } from "@kxm/state-store";
+import { findContradictions, type KxmStore, type Project, type StoreChange } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import { describeError } from "./logging.js";
 
@@ -87,9 +87,9 @@ export class ProjectPool {
   private authoredSignature: string | undefined;
   /** The checkout's git folders, found at the last reload (undefined: not in a repository). */
   private gitDirs: { gitDir: string; commonDir: string } | undefined;
-  /** Bumped by every item write: a cached read of the store's open contradictions is for one generation. */
+  /** Bumped by every item change: the open contradictions computed from the items are for one generation. */
   private itemGeneration = 0;
-  private stateContradictions: { readonly generation: number; readonly ids: Promise<string[]> } | undefined;
+  private stateContradictions: { readonly generation: number; readonly ids: readonly string[] } | undefined;
   /** The journal's contradiction ids in entry order, until the next journal write. */
   private journalContradictions: string[] | undefined;
 
@@ -161,25 +161,21 @@ export class ProjectPool {
   }
 
   /**
-   * The ids of every open contradiction: the competing state items that `readState` finds in the store, then the
-   * journal's contradiction entries. The store is read once per item write, not once per packet: open
-   * contradictions are a function of the project's state items, and every acknowledged item write reaches
-   * {@link apply}, which starts a new generation. A read that fails is not kept.
+   * The ids of every open contradiction: the competing state items (more than one current value, or more than one
+   * pending proposal, of a key), then the journal's contradiction entries. Computed from the pool's own state items
+   * with the store's rule (`findContradictions`), once per item change: the pool holds every state item the store
+   * does, so the answer equals the store's without a read, which every process would otherwise repeat after every
+   * write on the database.
    */
-  async openContradictionIds(readState: () => Promise<readonly { readonly itemIds: readonly string[] }[]>) {
-    let cached = this.stateContradictions;
-    if (cached === undefined || cached.generation !== this.itemGeneration) {
-      const entry = {
-        generation: this.itemGeneration,
-        ids: readState().then((state) => state.flatMap((contradiction) => contradiction.itemIds)),
-      };
-      this.stateContradictions = entry;
-      entry.ids.catch(() => {
-        if (this.stateContradictions === entry) this.stateContradictions = undefined;
-      });
-      cached = entry;
+  openContradictionIds(): string[] {
+    if (this.stateContradictions?.generation !== this.itemGeneration) {
+      const state = [...this.storeItems.values()].filter(
+        (item) => item.kind === "state" && (item.status === "current" || item.status === "proposed"),
+      );
+      const ids = findContradictions(state).flatMap((contradiction) => contradiction.itemIds);
+      this.stateContradictions = { generation: this.itemGeneration, ids };
     }
-    return [...(await cached.ids), ...this.contradictionJournalIds()];
+    return [...this.stateContradictions.ids, ...this.contradictionJournalIds()];
   }
 
   /** The index serving a role's packets. */
@@ -566,6 +562,7 @@ export class PoolCache {
       this.cursor = await this.store.changeHead();
       return [];
     }
+    const started = performance.now();
     const batch = await this.store.changesSince(this.cursor);
     if (batch.reset) {
       const dropped = this.invalidateAll();
@@ -595,6 +592,15 @@ export class PoolCache {
         this.store.getJournalEntries(project, work.entries),
       ]);
       entry.pool.applyStored(work.items, items, work.entries, entries);
+    }
+    if (batch.changes.length > 0) {
+      this.log.debug({
+        event: "pools_caught_up",
+        changes: batch.changes.length,
+        head: batch.head,
+        dropped: dropped.length,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      });
     }
     this.cursor = batch.head;
     return dropped;

@@ -4,9 +4,10 @@ import { call } from "./http.mjs";
 import { startHubProcess } from "./hub-process.mjs";
 
 /**
- * Starts `count` hub processes on `dbPath`, one after another (each applies the migrations the first made).
+ * Starts `count` hub processes on `dbPath`, one after another (each applies the migrations the first made), logging
+ * nothing unless `logLevel` says otherwise.
  * @param {number} count
- * @param {{ dbPath: string, adminToken: string }} options
+ * @param {{ dbPath: string, adminToken: string, logLevel?: string }} options
  * @returns {Promise<import("./hub-process.mjs").HubProcess[]>}
  */
 export async function startHubs(count, options) {
@@ -18,7 +19,7 @@ export async function startHubs(count, options) {
         await startHubProcess({
           dbPath: options.dbPath,
           adminToken: options.adminToken,
-          env: { KXM_LOG_LEVEL: "silent", KXM_RATE_LIMIT: "100000" },
+          env: { KXM_LOG_LEVEL: options.logLevel ?? "silent", KXM_RATE_LIMIT: "100000" },
         }),
       );
     }
@@ -27,6 +28,27 @@ export async function startHubs(count, options) {
     throw error;
   }
   return hubs;
+}
+
+/**
+ * The `durationMs` of every `pools_caught_up` line (logged at debug level) a hub process wrote: how long each
+ * catch-up with the change feed took inside the hub.
+ * @param {{ log: () => string }} hub
+ * @returns {number[]}
+ */
+export function catchUpDurations(hub) {
+  /** @type {number[]} */
+  const durations = [];
+  for (const line of hub.log().split("\n")) {
+    if (!line.includes('"pools_caught_up"')) continue;
+    try {
+      const parsed = JSON.parse(line);
+      if (typeof parsed.durationMs === "number") durations.push(parsed.durationMs);
+    } catch {
+      // not a whole JSON line
+    }
+  }
+  return durations;
 }
 
 /** The packet sections that hold items. */

@@ -1,4 +1,5 @@
-import { and, asc, gt, lt, lte, max, min } from "drizzle-orm";
+import type Database from "better-sqlite3";
+import { and, lt, lte, max } from "drizzle-orm";
 import { changes } from "../schema.js";
 import type { ChangeBatch, ChangeKind, StoreChange } from "../types.js";
 import type { Db } from "./db.js";
@@ -32,41 +33,58 @@ export function changeHead(db: Db): number {
 }
 
 /**
- * The changes after `cursor`, oldest first, read in one snapshot. `reset` when the cursor cannot be continued:
- * retention pruned changes after it, it is ahead of the head (another database), or more than
- * {@link CHANGE_BATCH_LIMIT} changes follow it.
+ * Reads the feed through statements prepared once: every request of a hub asks, so the read must not pay for
+ * building its SQL each time.
  */
-export function changesSince(db: Db, cursor: number): ChangeBatch {
-  return db.transaction(
-    () => {
-      const bounds = db
-        .select({ oldest: min(changes.seq), head: max(changes.seq) })
-        .from(changes)
-        .get();
-      const head = bounds?.head ?? 0;
-      const oldest = bounds?.oldest ?? head + 1;
-      if (!Number.isSafeInteger(cursor) || cursor < 0 || cursor > head || cursor < oldest - 1) {
-        return { head, reset: true, changes: [] };
-      }
-      if (cursor === head) return { head, reset: false, changes: [] };
-      const rows = db
-        .select()
-        .from(changes)
-        .where(gt(changes.seq, cursor))
-        .orderBy(asc(changes.seq))
-        .limit(CHANGE_BATCH_LIMIT + 1)
-        .all();
-      if (rows.length > CHANGE_BATCH_LIMIT) return { head, reset: true, changes: [] };
-      return {
-        head,
-        reset: false,
-        changes: rows.map(
-          (row): StoreChange => ({ seq: row.seq, project: row.project, kind: row.kind, ids: row.ids }),
-        ),
-      };
-    },
-    { behavior: "deferred" },
-  );
+export class FeedReader {
+  readonly #bounds: Database.Statement<[], { oldest: number | null; head: number | null }>;
+  readonly #rows: Database.Statement<
+    [number, number],
+    { seq: number; project: string; kind: ChangeKind; ids: string }
+  >;
+  readonly #snapshot: (cursor: number) => ChangeBatch;
+
+  constructor(sqlite: Database.Database) {
+    this.#bounds = sqlite.prepare("select min(seq) as oldest, max(seq) as head from changes");
+    this.#rows = sqlite.prepare(
+      "select seq, project, kind, ids from changes where seq > ? order by seq limit ?",
+    );
+    // One deferred read transaction: the bounds and the rows come from one snapshot.
+    this.#snapshot = sqlite.transaction((cursor: number) => this.#read(cursor)).deferred;
+  }
+
+  /**
+   * The changes after `cursor`, oldest first, read in one snapshot. `reset` when the cursor cannot be continued:
+   * retention pruned changes after it, it is ahead of the head (another database), or more than
+   * {@link CHANGE_BATCH_LIMIT} changes follow it.
+   */
+  since(cursor: number): ChangeBatch {
+    return this.#snapshot(cursor);
+  }
+
+  #read(cursor: number): ChangeBatch {
+    const bounds = this.#bounds.get();
+    const head = bounds?.head ?? 0;
+    const oldest = bounds?.oldest ?? head + 1;
+    if (!Number.isSafeInteger(cursor) || cursor < 0 || cursor > head || cursor < oldest - 1) {
+      return { head, reset: true, changes: [] };
+    }
+    if (cursor === head) return { head, reset: false, changes: [] };
+    const rows = this.#rows.all(cursor, CHANGE_BATCH_LIMIT + 1);
+    if (rows.length > CHANGE_BATCH_LIMIT) return { head, reset: true, changes: [] };
+    return {
+      head,
+      reset: false,
+      changes: rows.map(
+        (row): StoreChange => ({
+          seq: row.seq,
+          project: row.project,
+          kind: row.kind,
+          ids: JSON.parse(row.ids) as string[],
+        }),
+      ),
+    };
+  }
 }
 
 /**

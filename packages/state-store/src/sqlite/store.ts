@@ -52,6 +52,7 @@ export class SqliteKxmStore implements KxmStore {
   readonly #ownChanges: Database.Statement;
   /** What the last {@link changesSince} saw: an answer for the same head while neither moved is "nothing". */
   #seen: { head: number; dataVersion: unknown; ownChanges: unknown } | undefined;
+  readonly #feed: feed.FeedReader;
 
   constructor(path: string, db: Db, sqlite: Database.Database) {
     this.path = path;
@@ -59,6 +60,7 @@ export class SqliteKxmStore implements KxmStore {
     this.#sqlite = sqlite;
     this.#dataVersion = sqlite.prepare("pragma data_version").pluck();
     this.#ownChanges = sqlite.prepare("select total_changes()").pluck();
+    this.#feed = new feed.FeedReader(sqlite);
   }
 
   /** Runs `work` on the open database; after `close()` every call rejects with `internal_error`. */
@@ -178,7 +180,7 @@ export class SqliteKxmStore implements KxmStore {
    * lands in between is found by the next call.
    */
   changesSince(cursor: number): Promise<ChangeBatch> {
-    return this.#run((db) => {
+    return this.#run(() => {
       const dataVersion = this.#dataVersion.get();
       const ownChanges = this.#ownChanges.get();
       const seen = this.#seen;
@@ -190,7 +192,7 @@ export class SqliteKxmStore implements KxmStore {
       ) {
         return { head: cursor, reset: false, changes: [] };
       }
-      const batch = feed.changesSince(db, cursor);
+      const batch = this.#feed.since(cursor);
       this.#seen = { head: batch.head, dataVersion, ownChanges };
       return batch;
     });
