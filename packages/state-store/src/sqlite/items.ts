@@ -1,5 +1,5 @@
 import type { ContextItem } from "@kxm/contract";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { compareText } from "../input.js";
 import { items } from "../schema.js";
 import type { Db } from "./db.js";
@@ -41,18 +41,6 @@ export function findItem(db: Db, project: string, id: string): ContextItem | und
     .from(items)
     .where(and(eq(items.project, project), eq(items.id, id)))
     .get()?.body;
-}
-
-/** The project's items with these ids that exist, by id (code-unit order). */
-export function findItems(db: Db, project: string, ids: readonly string[]): ContextItem[] {
-  if (ids.length === 0) return [];
-  return db
-    .select({ body: items.body })
-    .from(items)
-    .where(and(eq(items.project, project), inArray(items.id, [...ids])))
-    .all()
-    .map((row) => row.body)
-    .sort((a, b) => compareText(a.id, b.id));
 }
 
 /** Every stored item of the project, by id (code-unit order). */

@@ -37,18 +37,6 @@ export function appendJournal(db: Db, input: AppendJournalInput, now: Date): Jou
   return entry;
 }
 
-/** The project's journal entries with these ids that exist, by creation time, then id. */
-export function findJournalEntries(db: Db, project: string, ids: readonly string[]): JournalEntry[] {
-  if (ids.length === 0) return [];
-  return db
-    .select({ body: journalEntries.body })
-    .from(journalEntries)
-    .where(and(eq(journalEntries.project, project), inArray(journalEntries.id, [...ids])))
-    .orderBy(asc(journalEntries.createdAt), asc(journalEntries.id))
-    .all()
-    .map((row) => row.body);
-}
-
 /** The project's journal by creation time, then id; filters combine with AND. */
 export function listJournal(db: Db, project: string, filter: JournalFilter = {}): JournalEntry[] {
   if (filter.categories !== undefined && filter.categories.length === 0) return [];

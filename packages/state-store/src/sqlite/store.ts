@@ -25,11 +25,12 @@ import type {
   StatePromotionInput,
   StateProposalInput,
 } from "../types.js";
+import { ChangedRecords } from "./changed-records.js";
 import * as feed from "./changes.js";
 import * as credentials from "./credentials.js";
 import type { Db } from "./db.js";
 import { listEpisodes } from "./episodes.js";
-import { findItem, findItems, liveItems } from "./items.js";
+import { findItem, liveItems } from "./items.js";
 import * as journal from "./journal.js";
 import * as operators from "./operators.js";
 import * as projects from "./projects.js";
@@ -53,6 +54,7 @@ export class SqliteKxmStore implements KxmStore {
   /** What the last {@link changesSince} saw: an answer for the same head while neither moved is "nothing". */
   #seen: { head: number; dataVersion: unknown; ownChanges: unknown } | undefined;
   readonly #feed: feed.FeedReader;
+  readonly #changed: ChangedRecords;
 
   constructor(path: string, db: Db, sqlite: Database.Database) {
     this.path = path;
@@ -61,6 +63,7 @@ export class SqliteKxmStore implements KxmStore {
     this.#dataVersion = sqlite.prepare("pragma data_version").pluck();
     this.#ownChanges = sqlite.prepare("select total_changes()").pluck();
     this.#feed = new feed.FeedReader(sqlite);
+    this.#changed = new ChangedRecords(sqlite);
   }
 
   /** Runs `work` on the open database; after `close()` every call rejects with `internal_error`. */
@@ -135,7 +138,7 @@ export class SqliteKxmStore implements KxmStore {
     return this.#run((db) => findItem(db, project, id));
   }
   getItems(project: string, ids: readonly string[]): Promise<ContextItem[]> {
-    return this.#run((db) => findItems(db, project, ids));
+    return this.#run(() => this.#changed.items(project, ids));
   }
 
   startRun(input: StartRunInput, now: Date): Promise<RunRecord> {
@@ -160,7 +163,7 @@ export class SqliteKxmStore implements KxmStore {
     return this.#run((db) => reviews.reviewJournalEntry(db, input, now));
   }
   getJournalEntries(project: string, ids: readonly string[]): Promise<JournalEntry[]> {
-    return this.#run((db) => journal.findJournalEntries(db, project, ids));
+    return this.#run(() => this.#changed.entries(project, ids));
   }
   listReviewedJournal(project: string): Promise<ReviewedJournalEntry[]> {
     return this.#run((db) => reviews.listReviewedJournal(db, project));
