@@ -1,6 +1,6 @@
 import { type BigIntStats, type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PoolIndex } from "@kxm/arbiter";
+import { compareIds, PoolIndex } from "@kxm/arbiter";
 import {
   type ContextItem,
   DEFAULT_ROLE_POLICY,
@@ -20,7 +20,7 @@ import {
   readCommittedMemory,
 } from "@kxm/memory-git";
 import { journalEntryToItem } from "@kxm/provenance";
-import type { KxmStore, Project } from "@kxm/state-store";
+import { findContradictions, type KxmStore, type Project, type StoreChange } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import { checkoutUnavailable, kxmFolderGap } from "./checkout.js";
 import { describeError } from "./logging.js";
@@ -53,7 +53,7 @@ interface IndexSlot {
   readonly index: PoolIndex;
 }
 
-/** A change to a project's records, applied to its indexes as soon as the store acknowledges it. */
+/** A change to a project's records as the store holds them now, applied to every index it affects. */
 export type PoolChange =
   | { readonly kind: "items"; readonly items: readonly ContextItem[] }
   | { readonly kind: "journal"; readonly entry: JournalEntry };
@@ -88,9 +88,9 @@ export class ProjectPool {
   private authoredSignature: string | undefined;
   /** The checkout's git folders, found at the last reload (undefined: not in a repository). */
   private gitDirs: { gitDir: string; commonDir: string } | undefined;
-  /** Bumped by every item write: a cached read of the store's open contradictions is for one generation. */
+  /** Bumped by every item change: the open contradictions computed from the items are for one generation. */
   private itemGeneration = 0;
-  private stateContradictions: { readonly generation: number; readonly ids: Promise<string[]> } | undefined;
+  private stateContradictions: { readonly generation: number; readonly ids: readonly string[] } | undefined;
   /** The journal's contradiction ids in entry order, until the next journal write. */
   private journalContradictions: string[] | undefined;
 
@@ -133,9 +133,14 @@ export class ProjectPool {
     return [...byId.values()];
   }
 
-  /** Journal records in entry order (creation time, then id). */
+  /**
+   * Journal records in entry order (creation time, then id), whatever order they arrived in: another process's
+   * entries come through the change feed in commit order.
+   */
   journalRecords(): JournalRecord[] {
-    return [...this.journal.values()];
+    return [...this.journal.values()].sort(
+      (a, b) => compareIds(a.entry.createdAt, b.entry.createdAt) || compareIds(a.entry.id, b.entry.id),
+    );
   }
 
   /** The journal items of the categories a role reads, optionally only those of one run and one stage. */
@@ -157,25 +162,21 @@ export class ProjectPool {
   }
 
   /**
-   * The ids of every open contradiction: the competing state items that `readState` finds in the store, then the
-   * journal's contradiction entries. The store is read once per item write, not once per packet: open
-   * contradictions are a function of the project's state items, and every acknowledged item write reaches
-   * {@link apply}, which starts a new generation. A read that fails is not kept.
+   * The ids of every open contradiction: the competing state items (more than one current value, or more than one
+   * pending proposal, of a key), then the journal's contradiction entries. Computed from the pool's own state items
+   * with the store's rule (`findContradictions`), once per item change: the pool holds every state item the store
+   * does, so the answer equals the store's without a read, which every process would otherwise repeat after every
+   * write on the database.
    */
-  async openContradictionIds(readState: () => Promise<readonly { readonly itemIds: readonly string[] }[]>) {
-    let cached = this.stateContradictions;
-    if (cached === undefined || cached.generation !== this.itemGeneration) {
-      const entry = {
-        generation: this.itemGeneration,
-        ids: readState().then((state) => state.flatMap((contradiction) => contradiction.itemIds)),
-      };
-      this.stateContradictions = entry;
-      entry.ids.catch(() => {
-        if (this.stateContradictions === entry) this.stateContradictions = undefined;
-      });
-      cached = entry;
+  openContradictionIds(): string[] {
+    if (this.stateContradictions?.generation !== this.itemGeneration) {
+      const state = [...this.storeItems.values()].filter(
+        (item) => item.kind === "state" && (item.status === "current" || item.status === "proposed"),
+      );
+      const ids = findContradictions(state).flatMap((contradiction) => contradiction.itemIds);
+      this.stateContradictions = { generation: this.itemGeneration, ids };
     }
-    return [...(await cached.ids), ...this.contradictionJournalIds()];
+    return [...this.stateContradictions.ids, ...this.contradictionJournalIds()];
   }
 
   /** The index serving a role's packets. */
@@ -188,7 +189,37 @@ export class ProjectPool {
     return this.slots.get(ALL)!.index;
   }
 
-  /** Applies an acknowledged write to every index it affects. */
+  /**
+   * Brings the records a feed change names to what the store holds now: `items` and `entries` are the store's
+   * current rows for `itemIds` and `entryIds`; an id the store no longer holds leaves the pool.
+   */
+  applyStored(
+    itemIds: readonly string[],
+    items: readonly ContextItem[],
+    entryIds: readonly string[],
+    entries: readonly JournalEntry[],
+  ): void {
+    const foundItems = new Set(items.map((item) => item.id));
+    const gone = itemIds.filter((id) => !foundItems.has(id) && this.storeItems.has(id));
+    if (items.length > 0 || gone.length > 0) this.apply({ kind: "items", items });
+    for (const id of gone) {
+      this.storeItems.delete(id);
+      for (const slot of this.slots.values()) slot.index.remove(id);
+    }
+    for (const entry of entries) this.apply({ kind: "journal", entry });
+    const foundEntries = new Set(entries.map((entry) => entry.id));
+    for (const id of entryIds) {
+      if (foundEntries.has(id)) continue;
+      for (const [itemId, record] of this.journal) {
+        if (record.entry.id !== id) continue;
+        this.journal.delete(itemId);
+        this.journalContradictions = undefined;
+        for (const slot of this.slots.values()) slot.index.remove(itemId);
+      }
+    }
+  }
+
+  /** Applies a write the store holds to every index it affects. */
   apply(change: PoolChange): void {
     if (change.kind === "items") {
       this.itemGeneration += 1;
@@ -436,42 +467,77 @@ export async function readAuthored(project: Project, log: FastifyBaseLogger): Pr
 
 interface CacheEntry {
   pool: ProjectPool | undefined;
-  readonly backlog: PoolChange[];
   readonly ready: Promise<ProjectPool>;
 }
 
+/** Which records a run of changes to one project names, and whether the project must be rebuilt instead. */
+function plan(changes: readonly StoreChange[]) {
+  const items = new Set<string>();
+  const entries = new Set<string>();
+  let rebuild = false;
+  for (const change of changes) {
+    if (change.kind === "project" || change.kind === "purge") rebuild = true;
+    else if (change.kind === "items") for (const id of change.ids) items.add(id);
+    else if (change.kind === "journal") for (const id of change.ids) entries.add(id);
+    // `run` and `review` changes touch nothing a pool holds: the wiki reads reviews from the store.
+  }
+  return { rebuild, items: [...items], entries: [...entries] };
+}
+
 /**
- * Every project's pool, loaded on first use and then kept up to date write by write. A write acknowledged while a
- * pool is loading is queued and replayed, in order, over the loaded snapshot; replaying a write the snapshot already
- * holds changes nothing, so the pool always ends equal to the store.
+ * Every project's pool, loaded on first use and then kept equal to the store through the store's change feed
+ * (decision 0006), whichever process wrote: this hub's writes and those of any other process on the same
+ * database reach the pools the same way, once each. Every read first calls {@link sync}, which applies the changes
+ * after this hub's cursor: a change to items or journal entries re-reads those records from the store (so a
+ * change applied twice, or after a newer one, still ends at the store's current row), and a project, purge or
+ * reset change drops the pool, which reloads on its next use.
  */
 export class PoolCache {
   private entries = new Map<string, CacheEntry>();
   private readonly loadedProjects = new Map<string, Project>();
+  /** The feed's `seq` up to which every change has reached the pools; undefined until the first sync. */
+  private cursor: number | undefined;
+  /** The last catch-up, running or done: rounds run one at a time. */
+  private tail: Promise<unknown> = Promise.resolve();
+  /** A round waiting for the running one: it starts later than any caller that joins it. */
+  private queued: Promise<string[]> | undefined;
 
   constructor(
     private readonly store: KxmStore,
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  /** The project's pool, loading it first if needed. */
+  /**
+   * Brings every loaded pool up to date with the changes committed before this call, by any process. Concurrent
+   * callers share a round that has not started yet, so each waits for one that began after it asked. Resolves
+   * to the projects whose pools were dropped (they reload on next use).
+   */
+  sync(): Promise<string[]> {
+    if (this.queued !== undefined) return this.queued;
+    const round = this.tail.then(() => {
+      this.queued = undefined;
+      return this.catchUp();
+    });
+    this.queued = round;
+    this.tail = round.catch(() => undefined);
+    return round;
+  }
+
+  /** The project's pool, up to date with the store, loading it first if needed. */
   async get(project: Project): Promise<ProjectPool> {
+    await this.sync();
     const existing = this.entries.get(project.id);
     if (existing !== undefined) return existing.pool ?? existing.ready;
-    const backlog: PoolChange[] = [];
     const entry: CacheEntry = {
       pool: undefined,
-      backlog,
       ready: this.load(project).then((pool) => {
-        for (const change of backlog) pool.apply(change);
-        backlog.length = 0;
         entry.pool = pool;
         return pool;
       }),
     };
     this.entries.set(project.id, entry);
     entry.ready.catch(() => {
-      if (this.entries.get(project.id) === entry) this.entries.delete(project.id);
+      if (this.entries.get(project.id) === entry) this.forget(project.id);
     });
     return entry.ready;
   }
@@ -490,19 +556,68 @@ export class PoolCache {
     return this.loadedProjects.get(id);
   }
 
-  /** Applies an acknowledged write; a project whose pool is not loaded reads it from the store when it loads. */
-  apply(project: string, change: PoolChange): void {
-    const entry = this.entries.get(project);
-    if (entry === undefined) return;
-    if (entry.pool !== undefined) entry.pool.apply(change);
-    else entry.backlog.push(change);
-  }
-
-  /** Drops every pool (after a retention purge); each reloads on its next use. Returns the ids that were loaded. */
+  /** Drops every pool; each reloads on its next use. Returns the ids that were loaded. */
   invalidateAll(): string[] {
     const ids = [...this.entries.keys()];
     this.entries = new Map();
+    this.loadedProjects.clear();
     return ids;
+  }
+
+  /**
+   * One round: the changes after the cursor, applied project by project. A pool still loading when a change to its
+   * project arrives is dropped, since its snapshot may predate the change; the requests already waiting for it
+   * asked before the change was seen. The cursor moves only once every change is applied, so a round that fails
+   * is repeated by the next one (re-reading a record is harmless).
+   */
+  private async catchUp(): Promise<string[]> {
+    if (this.cursor === undefined) {
+      // The first round: nothing is loaded yet, and every pool loaded from now holds what precedes the head.
+      this.cursor = await this.store.changeHead();
+      return [];
+    }
+    const started = performance.now();
+    const batch = await this.store.changesSince(this.cursor);
+    if (batch.reset) {
+      const dropped = this.invalidateAll();
+      this.log.info({ event: "pools_reset", head: batch.head, dropped: dropped.length });
+      this.cursor = batch.head;
+      return dropped;
+    }
+    const byProject = new Map<string, StoreChange[]>();
+    for (const change of batch.changes) {
+      const list = byProject.get(change.project);
+      if (list === undefined) byProject.set(change.project, [change]);
+      else list.push(change);
+    }
+    const dropped: string[] = [];
+    for (const [project, changes] of byProject) {
+      const entry = this.entries.get(project);
+      if (entry === undefined) continue;
+      const work = plan(changes);
+      if (work.rebuild || entry.pool === undefined) {
+        this.forget(project);
+        dropped.push(project);
+        continue;
+      }
+      if (work.items.length === 0 && work.entries.length === 0) continue;
+      const [items, entries] = await Promise.all([
+        this.store.getItems(project, work.items),
+        this.store.getJournalEntries(project, work.entries),
+      ]);
+      entry.pool.applyStored(work.items, items, work.entries, entries);
+    }
+    if (batch.changes.length > 0) {
+      this.log.debug({
+        event: "pools_caught_up",
+        changes: batch.changes.length,
+        head: batch.head,
+        dropped: dropped.length,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      });
+    }
+    this.cursor = batch.head;
+    return dropped;
   }
 
   private async load(project: Project): Promise<ProjectPool> {

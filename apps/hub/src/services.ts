@@ -20,8 +20,12 @@ export class HubServices {
     this.pools = new PoolCache(store, log);
   }
 
-  /** The registered project, or 404 `not_found`. */
+  /**
+   * The registered project, or 404 `not_found`. Every route that reads a project asks here first, so the pools
+   * catch up with the change feed (other processes' writes, and this one's) before anything is read.
+   */
   async project(id: string): Promise<Project> {
+    await this.pools.sync();
     const known = this.pools.knownProject(id);
     if (known !== undefined) return known;
     const project = await this.store.getProject(id);
@@ -45,14 +49,15 @@ export class HubServices {
   }
 
   /**
-   * Purges what retention no longer keeps (`retentionDays` after it ended) and rebuilds the pools that were loaded
-   * from the store, so no purged record is served from memory. Logs counts only.
+   * Purges what retention no longer keeps (`retentionDays` after it ended) and rebuilds the loaded pools of the
+   * projects it touched (the purge's changes in the feed drop them), so no purged record is served from memory.
+   * Logs counts only.
    */
   async purge(): Promise<PurgeCounts> {
     const started = performance.now();
     const counts = await this.store.purge(this.now(), this.retentionDays);
     if (counts.items + counts.runs + counts.journal > 0) {
-      const rebuilt = await this.rebuild(this.pools.invalidateAll());
+      const rebuilt = await this.rebuild(await this.pools.sync());
       this.log.info({ event: "retention_purge", ...counts, poolsRebuilt: rebuilt, durationMs: ms(started) });
     } else {
       this.log.debug({ event: "retention_purge", ...counts, durationMs: ms(started) });

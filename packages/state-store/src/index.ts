@@ -1,10 +1,15 @@
 // The public surface of @kxm/state-store. Named exports only; the Drizzle tables are on `@kxm/state-store/schema`.
 // Importing this module opens nothing: a database is opened by calling `openStore`.
+// The store's rule for open contradictions, pure: a reader holding a project's state items (the hub's pools) finds
+// the same ones as `openContradictions` without a read.
+export { findContradictions } from "./domain/state.js";
 export { type OpenStoreOptions, openStore } from "./open.js";
 export type {
   AgentIdentity,
   AgentKeyRecord,
   AppendJournalInput,
+  ChangeBatch,
+  ChangeKind,
   EpisodePage,
   EpisodePageOptions,
   FinishRunInput,
@@ -23,6 +28,7 @@ export type {
   StatePromotion,
   StatePromotionInput,
   StateProposalInput,
+  StoreChange,
 } from "./types.js";
 
 /** How long superseded state, closed proposals and terminal runs are kept by default (behaviour.md 9.4). */

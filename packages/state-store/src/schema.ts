@@ -10,11 +10,13 @@ import {
   check,
   foreignKey,
   index,
+  integer,
   primaryKey,
   sqliteTable,
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
+import type { ChangeKind } from "./types.js";
 
 /** The statuses a workflow run goes through; every status but `running` is terminal. */
 export type RunStatus = "running" | "succeeded" | "failed" | "cancelled";
@@ -176,4 +178,27 @@ export const journalReviews = sqliteTable(
     evidenceRefs: text("evidence_refs", { mode: "json" }).$type<string[]>(),
   },
   (t) => [index("journal_reviews_project_idx").on(t.project, t.reviewedAt)],
+);
+
+/**
+ * The change feed: one row per write that can change what a pool, a packet, recall or the wiki records show,
+ * appended in the write's own transaction. `seq` only grows (AUTOINCREMENT never reuses a number, even after
+ * retention deletes rows), and SQLite's single writer makes commit order equal `seq` order, so a reader that has
+ * seen every change up to `seq` N can ask for the ones after it. `ids` names the records touched (item, journal
+ * entry or run ids; empty for a project or purge change, which tells a reader to rebuild the project). `at` is
+ * the write's time, which retention prunes by; null for a write that takes no time.
+ */
+export const changes = sqliteTable(
+  "changes",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    project: text("project").notNull(),
+    kind: text("kind").$type<ChangeKind>().notNull(),
+    ids: text("ids", { mode: "json" }).$type<string[]>().notNull(),
+    at: text("at"),
+  },
+  (t) => [
+    index("changes_at_idx").on(t.at),
+    check("changes_kind_check", sql`kind in ('items', 'journal', 'review', 'run', 'project', 'purge')`),
+  ],
 );

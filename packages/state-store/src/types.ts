@@ -158,6 +158,38 @@ export interface EpisodePage {
   nextCursor?: string;
 }
 
+/** What a change touched; see {@link StoreChange}. */
+export type ChangeKind = "items" | "journal" | "review" | "run" | "project" | "purge";
+
+/**
+ * One entry of the change feed: a write that may change what a pool, a packet, recall or the wiki records show.
+ * `items`, `journal`, `review` and `run` name the records written (`ids`); re-read them to apply the change.
+ * `project` (created, re-pointed at another checkout, removed) and `purge` (retention deleted records) carry no
+ * ids: rebuild what was derived from the project.
+ */
+export interface StoreChange {
+  /** Positive and increasing in commit order; never reused. */
+  seq: number;
+  project: string;
+  kind: ChangeKind;
+  /** Sorted, distinct. */
+  ids: string[];
+}
+
+/** The changes after a cursor (see {@link KxmStore.changesSince}). */
+export interface ChangeBatch {
+  /** The newest change's `seq` when read (0 for none): the cursor to pass next. */
+  head: number;
+  /**
+   * True when the cursor cannot be continued (retention pruned changes after it, it is ahead of the head, or too
+   * many changes follow it): `changes` is empty and the reader must rebuild everything it derived, then go on from
+   * `head`.
+   */
+  reset: boolean;
+  /** Oldest first; empty when nothing changed or on `reset`. */
+  changes: StoreChange[];
+}
+
 export interface PurgeCounts {
   items: number;
   runs: number;
@@ -194,13 +226,17 @@ export interface KxmStore {
    */
   rotateAgentKey(project: string, agentId: string, now: Date): Promise<{ agentId: string; key: string }>;
 
-  /** Sets a project's checkout root (absolute, or null). Unknown project: 404 `not_found`. */
-  updateProject(id: string, input: { checkoutRoot: string | null }): Promise<Project>;
+  /**
+   * Sets a project's checkout root (absolute, or null). Unknown project: 404 `not_found`. `now` only dates the
+   * change-feed entry (retention prunes by it).
+   */
+  updateProject(id: string, input: { checkoutRoot: string | null }, now?: Date): Promise<Project>;
   /**
    * Removes a project. Without `force`, one that holds items, runs or active agent keys is 409
-   * `project_not_empty`; with it, all of them are deleted too, in one transaction. Unknown project: 404.
+   * `project_not_empty`; with it, all of them are deleted too, in one transaction. Unknown project: 404. `now`
+   * only dates the change-feed entry.
    */
-  removeProject(id: string, options: { force: boolean }): Promise<RemovedProject>;
+  removeProject(id: string, options: { force: boolean }, now?: Date): Promise<RemovedProject>;
 
   /**
    * Creates a named operator's token and returns it once: `kxo_` + 32 random bytes in base64url; only its SHA-256
@@ -242,6 +278,8 @@ export interface KxmStore {
   /** Every stored item of the project (state of every retained status, episodes), by id. */
   liveItems(project: string): Promise<ContextItem[]>;
   getItem(project: string, id: string): Promise<ContextItem | undefined>;
+  /** The project's stored items with these ids (those that exist), by id. */
+  getItems(project: string, ids: readonly string[]): Promise<ContextItem[]>;
 
   /** Starts a run. Unknown project: 404 `not_found`; a run id already used in the project: `invalid_request`. */
   startRun(input: StartRunInput, now: Date): Promise<RunRecord>;
@@ -267,6 +305,8 @@ export interface KxmStore {
     input: ReviewJournalInput,
     now: Date,
   ): Promise<{ review: JournalReview; created: boolean }>;
+  /** The project's journal entries with these ids (those that exist), by createdAt then id. */
+  getJournalEntries(project: string, ids: readonly string[]): Promise<JournalEntry[]>;
   /** The project's reviewed journal entries of finished runs, with run and review, by createdAt then id. */
   listReviewedJournal(project: string): Promise<ReviewedJournalEntry[]>;
   /** The project's episodes, newest first, `limit` (1..50) at a time; pass `nextCursor` as `before`. */
@@ -277,6 +317,17 @@ export interface KxmStore {
    * and terminal runs that finished before then with their journal entries and episode. One transaction.
    */
   purge(now: Date, retentionDays: number): Promise<PurgeCounts>;
+
+  /**
+   * The change feed (decision 0006). Every write that can change what a pool, a packet, recall or the wiki records
+   * show appends a {@link StoreChange} in its own transaction; this answers the ones after `cursor` (a previous
+   * `head`, or 0), oldest first, in one snapshot. Cheap when nothing changed: the SQLite store answers from
+   * `PRAGMA data_version` and its own connection's write count without reading the table. Retention prunes old
+   * changes with the records (never the newest); a cursor before a pruned one answers `reset`.
+   */
+  changesSince(cursor: number): Promise<ChangeBatch>;
+  /** The newest change's `seq` (0 for none): where a reader that has just loaded everything starts. */
+  changeHead(): Promise<number>;
   /** Closes the database. Later calls reject with `internal_error`. */
   close(): Promise<void>;
 }

@@ -30,6 +30,7 @@ describe("schema module", () => {
     expect(Object.keys(schema).length).toBe(tables.length);
     expect(tables.map((table) => getTableConfig(table).name).sort()).toEqual([
       "agent_credentials",
+      "changes",
       "items",
       "journal_entries",
       "journal_reviews",

@@ -73,19 +73,19 @@ export const revokeAgentKey: RouteHandler<"revokeAgentKey"> = async ({ params, h
 /** Changes a project's checkout root (checked as at registration); its pool reloads from the new checkout. */
 export const updateProject: RouteHandler<"updateProject"> = async ({ params, body, hub, log }) => {
   const root = await checkoutRoot(body.checkoutRoot);
-  const project = await hub.store.updateProject(params.project, { checkoutRoot: root });
-  hub.pools.forget(project.id);
+  // The pool is dropped through the change feed, in this hub and every other on the database.
+  const project = await hub.store.updateProject(params.project, { checkoutRoot: root }, hub.now());
   log.info({ event: "project_updated", project: project.id });
   return { project };
 };
 
 /**
  * Removes a project: refused (409 `project_not_empty`) while it holds records or active agent keys, unless
- * `force=true`, which deletes them with it. Its pool is dropped, so nothing of it is served from memory.
+ * `force=true`, which deletes them with it. Its pool is dropped (through the change feed, before any hub on the
+ * database reads it again), so nothing of it is served from memory.
  */
 export const removeProject: RouteHandler<"removeProject"> = async ({ params, query, hub, log }) => {
-  const removed = await hub.store.removeProject(params.project, { force: query.force === "true" });
-  hub.pools.forget(removed.project);
+  const removed = await hub.store.removeProject(params.project, { force: query.force === "true" }, hub.now());
   log.info({ event: "project_removed", ...removed });
   return { removed };
 };

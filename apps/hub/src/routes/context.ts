@@ -19,11 +19,6 @@ async function freshPool(hub: HubServices, projectId: string): Promise<ProjectPo
   return pool;
 }
 
-/** Open contradictions: competing state items of the store (read once per item write), and the journal's. */
-function contradictionIds(hub: HubServices, pool: ProjectPool): Promise<string[]> {
-  return pool.openContradictionIds(() => hub.store.openContradictions(pool.project.id));
-}
-
 /** The role as the log may name it: a named role, or `custom` (a custom role name is caller text). */
 function loggedRole(role: string): string {
   return (NAMED_ROLES as readonly string[]).includes(role) ? role : "custom";
@@ -58,7 +53,7 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
   const started = performance.now();
   const pool = await freshPool(hub, params.project);
   const request: ContextRequest = { ...body, project: params.project };
-  const options = { contradictionIds: await contradictionIds(hub, pool) };
+  const options = { contradictionIds: pool.openContradictionIds() };
   let assembled: ReturnType<typeof assemblePacket>;
   if (body.runId !== undefined || body.stage !== undefined) {
     const filter = {

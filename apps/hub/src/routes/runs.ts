@@ -15,7 +15,7 @@ export const startRun: RouteHandler<"startRun"> = async ({ params, body, hub, lo
   return { run };
 };
 
-/** Finishes a run; its episode enters the project's pool at once. */
+/** Finishes a run; its episode enters the project's pool through the change feed, before the next read. */
 export const finishRun: RouteHandler<"finishRun"> = async ({ params, body, hub, log }) => {
   await hub.project(params.project);
   const finished = await hub.store.finishRun(
@@ -28,7 +28,6 @@ export const finishRun: RouteHandler<"finishRun"> = async ({ params, body, hub, 
     },
     hub.now(),
   );
-  hub.pools.apply(params.project, { kind: "items", items: [finished.episode] });
   log.info({
     event: "run_finished",
     project: params.project,
@@ -54,7 +53,6 @@ export const appendJournal: RouteHandler<"appendJournal"> = async ({ params, bod
     },
     hub.now(),
   );
-  hub.pools.apply(params.project, { kind: "journal", entry });
   log.info({
     event: "journal_appended",
     project: params.project,

@@ -39,7 +39,6 @@ export const proposeState: RouteHandler<"proposeState"> = async ({ params, body,
     },
     hub.now(),
   );
-  hub.pools.apply(params.project, { kind: "items", items: [proposal] });
   log.info({ event: "state_proposed", project: params.project, proposalId: proposal.id, by: actor });
   return { proposalId: proposal.id };
 };
@@ -67,10 +66,6 @@ export const promoteState: RouteHandler<"promoteState"> = async ({ params, body,
     },
     hub.now(),
   );
-  hub.pools.apply(params.project, {
-    kind: "items",
-    items: [...promotion.superseded, promotion.consumed, promotion.state],
-  });
   log.info({
     event: "state_promoted",
     project: params.project,

@@ -4,6 +4,7 @@ import { buildJournalEntry } from "../domain/journal.js";
 import { projectId } from "../input.js";
 import { journalEntries } from "../schema.js";
 import type { AppendJournalInput, JournalFilter } from "../types.js";
+import { appendChange } from "./changes.js";
 import { type Db, immediate } from "./db.js";
 import { getRun } from "./runs.js";
 
@@ -31,6 +32,7 @@ export function appendJournal(db: Db, input: AppendJournalInput, now: Date): Jou
         body: entry,
       })
       .run();
+    appendChange(db, entry.project, "journal", [entry.id], entry.createdAt);
   });
   return entry;
 }

@@ -4,6 +4,7 @@ import { checkoutRoot, compareText, projectId } from "../input.js";
 import { agentCredentials, items, journalEntries, projects, runs } from "../schema.js";
 import { isoTime } from "../time.js";
 import type { Project, RemovedProject } from "../types.js";
+import { appendChange } from "./changes.js";
 import { type Db, immediate, requireProject } from "./db.js";
 
 function toProject(row: typeof projects.$inferSelect): Project {
@@ -25,6 +26,7 @@ export function createProject(
       throw new KxmError("invalid_request", `project ${project.id} already exists`);
     }
     db.insert(projects).values(project).run();
+    appendChange(db, project.id, "project", [], project.createdAt);
   });
   return project;
 }
@@ -44,12 +46,19 @@ export function listProjects(db: Db): Project[] {
 }
 
 /** Sets the project's checkout root (an absolute path, or null for none). Unknown project: 404 `not_found`. */
-export function updateProject(db: Db, id: string, input: { checkoutRoot: string | null }): Project {
+export function updateProject(
+  db: Db,
+  id: string,
+  input: { checkoutRoot: string | null },
+  now?: Date,
+): Project {
   const p = projectId(id);
   const root = checkoutRoot(input.checkoutRoot);
+  const at = now === undefined ? null : isoTime(now, "now");
   return immediate(db, () => {
     requireProject(db, p);
     db.update(projects).set({ checkoutRoot: root }).where(eq(projects.id, p)).run();
+    appendChange(db, p, "project", [], at);
     return getProject(db, p)!;
   });
 }
@@ -64,8 +73,9 @@ function rows(db: Db, table: typeof items | typeof runs | typeof journalEntries,
  * holds and nothing changes. With `force` everything of the project goes with it: items and their proposal records,
  * runs with their journal entries and reviews, and every agent key (revoked ones too). Unknown project: 404.
  */
-export function removeProject(db: Db, id: string, options: { force: boolean }): RemovedProject {
+export function removeProject(db: Db, id: string, options: { force: boolean }, now?: Date): RemovedProject {
   const p = projectId(id);
+  const at = now === undefined ? null : isoTime(now, "now");
   return immediate(db, () => {
     requireProject(db, p);
     const held = {
@@ -92,6 +102,7 @@ export function removeProject(db: Db, id: string, options: { force: boolean }): 
     const removedRuns = db.delete(runs).where(eq(runs.project, p)).run().changes;
     const removedKeys = db.delete(agentCredentials).where(eq(agentCredentials.project, p)).run().changes;
     db.delete(projects).where(eq(projects.id, p)).run();
+    appendChange(db, p, "project", [], at);
     return {
       project: p,
       items: removedItems,

@@ -1,8 +1,10 @@
 import { KxmError } from "@kxm/contract";
 import { and, type Column, eq, exists, inArray, isNotNull, lt, ne } from "drizzle-orm";
+import { compareText } from "../input.js";
 import { items, journalEntries, runs } from "../schema.js";
 import { DAY_MS, isoTime } from "../time.js";
 import type { PurgeCounts } from "../types.js";
+import { appendChange, pruneChanges } from "./changes.js";
 import { type Db, immediate } from "./db.js";
 
 const EARLIEST = "0000-01-01T00:00:00.000Z";
@@ -19,7 +21,9 @@ export function purgeHorizon(now: Date, retentionDays: number): string {
 
 /**
  * Deletes, in one transaction, superseded state and closed (consumed) proposals whose `validUntil` is before the
- * horizon, and terminal runs that finished before it with their journal entries and episode.
+ * horizon, and terminal runs that finished before it with their journal entries and episode. Each project that
+ * lost a record gets one `purge` change (its readers rebuild it), and the change feed's entries from before the
+ * horizon go too.
  */
 export function purge(db: Db, now: Date, retentionDays: number): PurgeCounts {
   const horizon = purgeHorizon(now, retentionDays);
@@ -47,19 +51,27 @@ export function purge(db: Db, now: Date, retentionDays: number): PurgeCounts {
           lt(items.validUntil, horizon),
         ),
       )
-      .run().changes;
+      .returning({ project: items.project })
+      .all();
     const episodes = db
       .delete(items)
       .where(and(eq(items.kind, "episode"), isNotNull(items.runId), expiredRun(items.project, items.runId)))
-      .run().changes;
+      .returning({ project: items.project })
+      .all();
     const journal = db
       .delete(journalEntries)
       .where(expiredRun(journalEntries.project, journalEntries.runId))
-      .run().changes;
+      .returning({ project: journalEntries.project })
+      .all();
     const finished = db
       .delete(runs)
       .where(and(ne(runs.status, "running"), lt(runs.finishedAt, horizon)))
-      .run().changes;
-    return { items: state + episodes, runs: finished, journal };
+      .returning({ project: runs.project })
+      .all();
+    const touched = new Set([...state, ...episodes, ...journal, ...finished].map((row) => row.project));
+    const at = isoTime(now, "now");
+    pruneChanges(db, horizon);
+    for (const project of [...touched].sort(compareText)) appendChange(db, project, "purge", [], at);
+    return { items: state.length + episodes.length, runs: finished.length, journal: journal.length };
   });
 }

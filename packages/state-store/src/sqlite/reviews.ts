@@ -4,6 +4,7 @@ import { projectId, recordId, refList } from "../input.js";
 import { journalEntries, journalReviews, runs } from "../schema.js";
 import { isoTime } from "../time.js";
 import type { ReviewedJournalEntry, ReviewJournalInput } from "../types.js";
+import { appendChange } from "./changes.js";
 import { type Db, immediate } from "./db.js";
 import { getRun, toRun } from "./runs.js";
 
@@ -62,6 +63,7 @@ export function reviewJournalEntry(
       evidenceRefs: evidenceRefs.length === 0 ? null : evidenceRefs,
     };
     db.insert(journalReviews).values(row).run();
+    appendChange(db, project, "review", [entryId], reviewedAt);
     return { review: toReview(row), created: true };
   });
 }

@@ -4,6 +4,7 @@ import { episodeFor, finishedRun, newRun } from "../domain/runs.js";
 import { projectId } from "../input.js";
 import { runs } from "../schema.js";
 import type { FinishRunInput, RunRecord, StartRunInput } from "../types.js";
+import { appendChange } from "./changes.js";
 import { type Db, immediate, requireProject } from "./db.js";
 import { insertItem } from "./items.js";
 
@@ -39,6 +40,7 @@ export function startRun(db: Db, input: StartRunInput, now: Date): RunRecord {
       throw new KxmError("invalid_request", `run ${run.id} already exists in project ${run.project}`);
     }
     db.insert(runs).values(run).run();
+    appendChange(db, run.project, "run", [run.id], run.startedAt);
   });
   return run;
 }
@@ -72,6 +74,8 @@ export function finishRun(
       .where(and(eq(runs.project, project), eq(runs.id, run.id)))
       .run();
     insertItem(db, episode, finished.finishedAt!, run.id);
+    appendChange(db, project, "run", [run.id], finished.finishedAt!);
+    appendChange(db, project, "items", [episode.id], finished.finishedAt!);
     return { run: finished, episode };
   });
 }

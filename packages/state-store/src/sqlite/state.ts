@@ -17,6 +17,7 @@ import type {
   StatePromotionInput,
   StateProposalInput,
 } from "../types.js";
+import { appendChange } from "./changes.js";
 import { type Db, immediate, requireProject } from "./db.js";
 import { findItem, insertItem, updateItem } from "./items.js";
 
@@ -27,6 +28,7 @@ export function proposeState(db: Db, input: StateProposalInput, now: Date): Cont
     requireProject(db, project);
     insertItem(db, item, item.validFrom!);
     db.insert(stateProposals).values({ project, itemId: item.id, proposedBy }).run();
+    appendChange(db, project, "items", [item.id], item.validFrom!);
   });
   return item;
 }
@@ -64,6 +66,8 @@ export function promoteState(db: Db, input: StatePromotionInput, now: Date): Sta
       .set({ promotedBy: request.promotedBy, promotedItemId: plan.state.id, closedAt: plan.at })
       .where(and(eq(stateProposals.project, project), eq(stateProposals.itemId, proposal.id)))
       .run();
+    const touched = [...plan.superseded, plan.consumed, plan.state].map((changed) => changed.id);
+    appendChange(db, project, "items", touched, plan.at);
     return { state: plan.state, superseded: plan.superseded, consumed: plan.consumed };
   });
 }

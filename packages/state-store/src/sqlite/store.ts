@@ -5,6 +5,7 @@ import type {
   AgentIdentity,
   AgentKeyRecord,
   AppendJournalInput,
+  ChangeBatch,
   EpisodePage,
   EpisodePageOptions,
   FinishRunInput,
@@ -24,6 +25,8 @@ import type {
   StatePromotionInput,
   StateProposalInput,
 } from "../types.js";
+import { ChangedRecords } from "./changed-records.js";
+import * as feed from "./changes.js";
 import * as credentials from "./credentials.js";
 import type { Db } from "./db.js";
 import { listEpisodes } from "./episodes.js";
@@ -44,11 +47,23 @@ export class SqliteKxmStore implements KxmStore {
   readonly path: string;
   readonly #db: Db;
   readonly #sqlite: Database.Database;
+  /** `PRAGMA data_version`: changes when another connection commits (this connection's commits leave it). */
+  readonly #dataVersion: Database.Statement;
+  /** Rows this connection has changed since it opened: its own writes, which data_version does not show. */
+  readonly #ownChanges: Database.Statement;
+  /** What the last {@link changesSince} saw: an answer for the same head while neither moved is "nothing". */
+  #seen: { head: number; dataVersion: unknown; ownChanges: unknown } | undefined;
+  readonly #feed: feed.FeedReader;
+  readonly #changed: ChangedRecords;
 
   constructor(path: string, db: Db, sqlite: Database.Database) {
     this.path = path;
     this.#db = db;
     this.#sqlite = sqlite;
+    this.#dataVersion = sqlite.prepare("pragma data_version").pluck();
+    this.#ownChanges = sqlite.prepare("select total_changes()").pluck();
+    this.#feed = new feed.FeedReader(sqlite);
+    this.#changed = new ChangedRecords(sqlite);
   }
 
   /** Runs `work` on the open database; after `close()` every call rejects with `internal_error`. */
@@ -82,11 +97,11 @@ export class SqliteKxmStore implements KxmStore {
   rotateAgentKey(project: string, agentId: string, now: Date): Promise<{ agentId: string; key: string }> {
     return this.#run((db) => credentials.rotateAgentKey(db, project, agentId, now));
   }
-  updateProject(id: string, input: { checkoutRoot: string | null }): Promise<Project> {
-    return this.#run((db) => projects.updateProject(db, id, input));
+  updateProject(id: string, input: { checkoutRoot: string | null }, now?: Date): Promise<Project> {
+    return this.#run((db) => projects.updateProject(db, id, input, now));
   }
-  removeProject(id: string, options: { force: boolean }): Promise<RemovedProject> {
-    return this.#run((db) => projects.removeProject(db, id, options));
+  removeProject(id: string, options: { force: boolean }, now?: Date): Promise<RemovedProject> {
+    return this.#run((db) => projects.removeProject(db, id, options, now));
   }
   createOperator(name: string, now: Date): Promise<{ name: string; token: string }> {
     return this.#run((db) => operators.createOperator(db, name, now));
@@ -122,6 +137,9 @@ export class SqliteKxmStore implements KxmStore {
   getItem(project: string, id: string): Promise<ContextItem | undefined> {
     return this.#run((db) => findItem(db, project, id));
   }
+  getItems(project: string, ids: readonly string[]): Promise<ContextItem[]> {
+    return this.#run(() => this.#changed.items(project, ids));
+  }
 
   startRun(input: StartRunInput, now: Date): Promise<RunRecord> {
     return this.#run((db) => runs.startRun(db, input, now));
@@ -144,6 +162,9 @@ export class SqliteKxmStore implements KxmStore {
   ): Promise<{ review: JournalReview; created: boolean }> {
     return this.#run((db) => reviews.reviewJournalEntry(db, input, now));
   }
+  getJournalEntries(project: string, ids: readonly string[]): Promise<JournalEntry[]> {
+    return this.#run(() => this.#changed.entries(project, ids));
+  }
   listReviewedJournal(project: string): Promise<ReviewedJournalEntry[]> {
     return this.#run((db) => reviews.listReviewedJournal(db, project));
   }
@@ -153,6 +174,34 @@ export class SqliteKxmStore implements KxmStore {
 
   purge(now: Date, retentionDays: number): Promise<PurgeCounts> {
     return this.#run((db) => purge(db, now, retentionDays));
+  }
+
+  /**
+   * The changes after `cursor`. The idle case costs two prepared statements and no table read: when the cursor is
+   * the head this connection last answered, no other connection has committed since (data_version) and this one
+   * has written nothing (total_changes), nothing can follow it. Both are read before the table, so a commit that
+   * lands in between is found by the next call.
+   */
+  changesSince(cursor: number): Promise<ChangeBatch> {
+    return this.#run(() => {
+      const dataVersion = this.#dataVersion.get();
+      const ownChanges = this.#ownChanges.get();
+      const seen = this.#seen;
+      if (
+        seen !== undefined &&
+        seen.head === cursor &&
+        seen.dataVersion === dataVersion &&
+        seen.ownChanges === ownChanges
+      ) {
+        return { head: cursor, reset: false, changes: [] };
+      }
+      const batch = this.#feed.since(cursor);
+      this.#seen = { head: batch.head, dataVersion, ownChanges };
+      return batch;
+    });
+  }
+  changeHead(): Promise<number> {
+    return this.#run((db) => feed.changeHead(db));
   }
 
   /** This connection's SQLite settings, for diagnostics and tests (not part of {@link KxmStore}). */

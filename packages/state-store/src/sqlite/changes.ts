@@ -1,0 +1,108 @@
+import type Database from "better-sqlite3";
+import { and, lt, lte, max } from "drizzle-orm";
+import { changes } from "../schema.js";
+import type { ChangeBatch, ChangeKind, StoreChange } from "../types.js";
+import type { Db } from "./db.js";
+
+/** The most changes one call returns; a reader further behind than this rebuilds instead (`reset`). */
+export const CHANGE_BATCH_LIMIT = 1_000;
+
+/**
+ * Appends one change to the feed. Call it inside the write's own transaction, so the change commits (or rolls
+ * back) with the write it describes. `ids` are sorted, so equal writes give equal rows.
+ */
+export function appendChange(
+  db: Db,
+  project: string,
+  kind: ChangeKind,
+  ids: readonly string[],
+  at: string | null,
+): void {
+  const sorted = [...new Set(ids)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  db.insert(changes).values({ project, kind, ids: sorted, at }).run();
+}
+
+/** The highest sequence number ever given (0 for none); the feed's newest row is never pruned, so it is the head. */
+export function changeHead(db: Db): number {
+  return (
+    db
+      .select({ head: max(changes.seq) })
+      .from(changes)
+      .get()?.head ?? 0
+  );
+}
+
+/**
+ * Reads the feed through statements prepared once: every request of a hub asks, so the read must not pay for
+ * building its SQL each time.
+ */
+export class FeedReader {
+  readonly #bounds: Database.Statement<[], { oldest: number | null; head: number | null }>;
+  readonly #rows: Database.Statement<
+    [number, number],
+    { seq: number; project: string; kind: ChangeKind; ids: string }
+  >;
+  readonly #snapshot: (cursor: number) => ChangeBatch;
+
+  constructor(sqlite: Database.Database) {
+    this.#bounds = sqlite.prepare("select min(seq) as oldest, max(seq) as head from changes");
+    this.#rows = sqlite.prepare(
+      "select seq, project, kind, ids from changes where seq > ? order by seq limit ?",
+    );
+    // One deferred read transaction: the bounds and the rows come from one snapshot.
+    this.#snapshot = sqlite.transaction((cursor: number) => this.#read(cursor)).deferred;
+  }
+
+  /**
+   * The changes after `cursor`, oldest first, read in one snapshot. `reset` when the cursor cannot be continued:
+   * retention pruned changes after it, it is ahead of the head (another database), or more than
+   * {@link CHANGE_BATCH_LIMIT} changes follow it.
+   */
+  since(cursor: number): ChangeBatch {
+    return this.#snapshot(cursor);
+  }
+
+  #read(cursor: number): ChangeBatch {
+    const bounds = this.#bounds.get();
+    const head = bounds?.head ?? 0;
+    const oldest = bounds?.oldest ?? head + 1;
+    if (!Number.isSafeInteger(cursor) || cursor < 0 || cursor > head || cursor < oldest - 1) {
+      return { head, reset: true, changes: [] };
+    }
+    if (cursor === head) return { head, reset: false, changes: [] };
+    const rows = this.#rows.all(cursor, CHANGE_BATCH_LIMIT + 1);
+    if (rows.length > CHANGE_BATCH_LIMIT) return { head, reset: true, changes: [] };
+    return {
+      head,
+      reset: false,
+      changes: rows.map(
+        (row): StoreChange => ({
+          seq: row.seq,
+          project: row.project,
+          kind: row.kind,
+          ids: JSON.parse(row.ids) as string[],
+        }),
+      ),
+    };
+  }
+}
+
+/**
+ * Deletes the feed's oldest changes, up to the newest one written before the retention horizon, always keeping
+ * the head row. Only ever a prefix goes, so "everything after cursor N" is either complete or reported as
+ * `reset` (a reader whose cursor is before a pruned change rebuilds). A change without a time goes with the
+ * prefix it sits in. Returns how many went.
+ */
+export function pruneChanges(db: Db, horizon: string): number {
+  const head = changeHead(db);
+  const last = db
+    .select({ seq: max(changes.seq) })
+    .from(changes)
+    .where(lt(changes.at, horizon))
+    .get()?.seq;
+  if (last === undefined || last === null) return 0;
+  return db
+    .delete(changes)
+    .where(and(lte(changes.seq, last), lt(changes.seq, head)))
+    .run().changes;
+}
