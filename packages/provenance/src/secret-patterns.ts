@@ -30,7 +30,9 @@ const SECRET_ENV_NAME = [
 // Names of a credential field in configuration, JSON or YAML, matched case-insensitively: snake, kebab and
 // camel case alike (`api_key`, `api-key`, `apiKey`). A longer name that ends in one (`db_password`,
 // `spring.datasource.password`) is the same field.
-const SECRET_FIELD = String.raw`(?:password|passwd|passphrase|secret|client[_-]?secret|api[_-]?key|api[_-]?token|auth[_-]?token|access[_-]?token|refresh[_-]?token|secret[_-]?key|private[_-]?key|access[_-]?key|session[_-]?token)`;
+const SECRET_FIELD_NAMES =
+  "password|passwd|passphrase|secret|client[_-]?secret|api[_-]?key|api[_-]?token|auth[_-]?token|access[_-]?token|refresh[_-]?token|secret[_-]?key|private[_-]?key|access[_-]?key|session[_-]?token";
+const SECRET_FIELD = `(?:${SECRET_FIELD_NAMES})`;
 
 // A command's own password flag, kept to the command that reads it so that `-p 8080` elsewhere stays: the
 // flag and its value, quoted or not. The lookbehind sits after the flag, so it is only tried where one is.
@@ -197,7 +199,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   {
     kind: "quoted-secret-pair",
     pattern: new RegExp(
-      String.raw`(["'])[A-Za-z0-9_.-]*?(?:${SECRET_FIELD.slice(3, -1)}|token)\1\s*:\s*(["'])(?:(?!\2)[^\\\n]|\\.)+\2`,
+      String.raw`(["'])[A-Za-z0-9_.-]*?(?:${SECRET_FIELD_NAMES}|token)\1\s*:\s*(["'])(?:(?!\2)[^\\\n]|\\.)+\2`,
       "gi",
     ),
   },
@@ -205,10 +207,8 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   // <value>" in prose): the value must look generated, 8 or more characters with a digit and a letter.
   {
     kind: "spaced-secret-pair",
-    pattern: new RegExp(
-      String.raw`(?<![A-Za-z0-9_-])(?:password|passwd|passphrase|auth[ _-]?token|api[ _-]?token|api[ _-]?key|secret[ _-]?key|client[ _-]?secret)(?:[ \t]+is)?[ \t]+(?=[^\s"'<>,;]*\d)(?=[^\s"'<>,;]*[A-Za-z])[^\s"'<>,;]{8,}`,
-      "gi",
-    ),
+    pattern:
+      /(?<![A-Za-z0-9_-])(?:password|passwd|passphrase|auth[ _-]?token|api[ _-]?token|api[ _-]?key|secret[ _-]?key|client[ _-]?secret)(?:[ \t]+is)?[ \t]+(?=[^\s"'<>,;]*\d)(?=[^\s"'<>,;]*[A-Za-z])[^\s"'<>,;]{8,}/gi,
   },
   // An environment variable's name as a quoted JSON key, as in an MCP server's `env` (`"KXM_AGENT_KEY": "…"`).
   {
@@ -231,11 +231,12 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
       "g",
     ),
   },
-  // An XML element that holds a credential: `<password>…</password>`, `<db.password>`, `<apiKey>`.
+  // An XML element that holds a credential: `<password>…</password>`, `<db.password>`, `<apiKey>`; not a
+  // template reference such as `{{ .Values.token }}` or `${env.PASSWORD}`.
   {
     kind: "xml-secret-element",
     pattern: new RegExp(
-      String.raw`<([A-Za-z0-9_.:-]*?(?:${SECRET_FIELD.slice(3, -1)}|token))>[^<\n]+</\1>`,
+      String.raw`<([A-Za-z0-9_.:-]*?(?:${SECRET_FIELD_NAMES}|token))>(?![ \t]*(?:\{\{|\$\{))[^<\n]+</\1>`,
       "gi",
     ),
   },
@@ -251,7 +252,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   {
     kind: "cli-secret-option",
     pattern:
-      /(?<![A-Za-z0-9_-])--(?:password|passwd|client-secret|api-key|api-token|auth-token|access-token|secret-key|token)(?:=|[ \t]+)(?:'[^'\n]+'|"[^"\n]+"|(?![-$])[^\s'"]{6,})/g,
+      /(?<![A-Za-z0-9_-])--(?:password|passwd|client-secret|api-key|api-token|auth-token|access-token|secret-key|token)(?:=|[ \t]+)(?:'[^'\n]+'|"[^"\n]+"|(?!--|\$)[^\s'"]{6,})/g,
   },
   { kind: "mysql-password-flag", pattern: cliFlag("mysql|mysqldump|mysqladmin|mysqlsh|mariadb", "-p", true) },
   { kind: "sshpass-password-flag", pattern: cliFlag("sshpass", "-p", false) },

@@ -97,7 +97,11 @@ const token = (kind, token) => ({
 });
 
 /** An environment variable holding a secret, in its env, JSON, shell, log and YAML forms. @returns {Kind} */
-function envSecret(/** @type {string} */ kind, /** @type {string} */ name, /** @type {(rnd: Random) => string} */ value) {
+function envSecret(
+  /** @type {string} */ kind,
+  /** @type {string} */ name,
+  /** @type {(rnd: Random) => string} */ value,
+) {
   return {
     kind,
     make: (rnd) => {
@@ -213,7 +217,10 @@ export const SECRET_KINDS = [
       };
     },
   },
-  token("azure-ad-client-secret", (r) => `${pick(r, BASE62, 3)}8Q~${pick(r, `${BASE62}_~.-`, 31)}${pick(r, BASE62, 3)}`),
+  token(
+    "azure-ad-client-secret",
+    (r) => `${pick(r, BASE62, 3)}8Q~${pick(r, `${BASE62}_~.-`, 31)}${pick(r, BASE62, 3)}`,
+  ),
   token("digitalocean-token", (r) => `dop_v1_${pick(r, HEX, 64)}`),
   token("hashicorp-vault-token", (r) => `hvs.${pick(r, `${BASE62}_-`, 90)}`),
   token("doppler-token", (r) => `dp.st.prd.${pick(r, BASE62, 40)}`),
@@ -244,8 +251,14 @@ export const SECRET_KINDS = [
     },
   },
   // --- chat and SaaS ---
-  token("slack-bot-token", (r) => `xoxb-${pick(r, DIGITS, 12)}-${pick(r, DIGITS, 13)}-${pick(r, BASE62, 24)}`),
-  token("slack-user-token", (r) => `xoxp-${pick(r, DIGITS, 12)}-${pick(r, DIGITS, 12)}-${pick(r, DIGITS, 13)}-${pick(r, HEX, 32)}`),
+  token(
+    "slack-bot-token",
+    (r) => `xoxb-${pick(r, DIGITS, 12)}-${pick(r, DIGITS, 13)}-${pick(r, BASE62, 24)}`,
+  ),
+  token(
+    "slack-user-token",
+    (r) => `xoxp-${pick(r, DIGITS, 12)}-${pick(r, DIGITS, 12)}-${pick(r, DIGITS, 13)}-${pick(r, HEX, 32)}`,
+  ),
   {
     kind: "slack-webhook-url",
     make: (r) => {
@@ -331,16 +344,28 @@ export const SECRET_KINDS = [
   },
   token("shopify-access-token", (r) => `shpat_${pick(r, HEX, 32)}`),
   token("linear-api-key", (r) => `lin_api_${pick(r, BASE62, 40)}`),
-  token("openai-project-key", (r) => `sk-proj-${pick(r, `${BASE62}_-`, 74)}T3BlbkFJ${pick(r, `${BASE62}_-`, 74)}`),
+  token(
+    "openai-project-key",
+    (r) => `sk-proj-${pick(r, `${BASE62}_-`, 74)}T3BlbkFJ${pick(r, `${BASE62}_-`, 74)}`,
+  ),
   token("openai-legacy-key", (r) => `sk-${pick(r, BASE62, 20)}T3BlbkFJ${pick(r, BASE62, 20)}`),
   token("anthropic-api-key", (r) => `sk-ant-api03-${pick(r, `${BASE62}_-`, 93)}AA`),
-  token("atlassian-api-token", (r) => `ATATT3xFfGF0${pick(r, `${BASE62}_-`, 170)}=${pick(r, HEX, 8).toUpperCase()}`),
+  token(
+    "atlassian-api-token",
+    (r) => `ATATT3xFfGF0${pick(r, `${BASE62}_-`, 170)}=${pick(r, HEX, 8).toUpperCase()}`,
+  ),
   token("postman-api-key", (r) => `PMAK-${pick(r, HEX, 24)}-${pick(r, HEX, 34)}`),
   token("new-relic-user-key", (r) => `NRAK-${pick(r, UPPER + DIGITS, 27)}`),
   token("grafana-service-account-token", (r) => `glsa_${pick(r, BASE62, 32)}_${pick(r, HEX, 8)}`),
   token("square-access-token", (r) => `sq0atp-${pick(r, `${BASE62}_-`, 22)}`),
   token("age-secret-key", (r) => `AGE-SECRET-KEY-1${pick(r, UPPER + DIGITS, 58)}`),
   envSecret("datadog-api-key", "DD_API_KEY", (r) => pick(r, HEX, 32)),
+  // Kinds only secretlint's preset knows (KXM has no pattern of its own for them).
+  token("docker-hub-access-token", (r) => `dckr_pat_${pick(r, `${BASE62}_-`, 26)}${pick(r, BASE62, 1)}`),
+  token("figma-access-token", (r) => `figd_${pick(r, `${BASE62}_-`, 40)}${pick(r, BASE62, 1)}`),
+  token("groq-api-key", (r) => `gsk_${pick(r, BASE62, 52)}`),
+  token("notion-integration-token", (r) => `ntn_${pick(r, DIGITS, 11)}${pick(r, BASE62, 35)}`),
+  token("vercel-access-token", (r) => `vcp_${pick(r, BASE62, 24)}`),
   // --- databases ---
   dbUrl("postgres-url", "postgres", ":5432/app?sslmode=require"),
   dbUrl("mysql-url", "mysql", ":3306/shop"),
@@ -609,7 +634,11 @@ export const SECRET_KINDS = [
 ];
 
 /** A KXM credential in an MCP config (JSON), an env line, a shell command and a log line. @returns {Kind} */
-function kxmEnv(/** @type {string} */ kind, /** @type {string} */ name, /** @type {(rnd: Random) => string} */ value) {
+function kxmEnv(
+  /** @type {string} */ kind,
+  /** @type {string} */ name,
+  /** @type {(rnd: Random) => string} */ value,
+) {
   return {
     kind,
     make: (rnd) => {
@@ -621,7 +650,11 @@ function kxmEnv(/** @type {string} */ kind, /** @type {string} */ name, /** @typ
           json: JSON.stringify(
             {
               mcpServers: {
-                kxm: { command: "kxm", args: ["mcp"], env: { KXM_HUB_URL: "http://127.0.0.1:7070", [name]: v } },
+                kxm: {
+                  command: "kxm",
+                  args: ["mcp"],
+                  env: { KXM_HUB_URL: "http://127.0.0.1:7070", [name]: v },
+                },
               },
             },
             null,
@@ -705,14 +738,19 @@ const WORDS = [
   "key",
 ];
 const word = (/** @type {Random} */ r) => WORDS[between(r, 0, WORDS.length - 1)] ?? "cache";
-const kebab = (/** @type {Random} */ r, /** @type {number} */ n) => Array.from({ length: n }, () => word(r)).join("-");
+const kebab = (/** @type {Random} */ r, /** @type {number} */ n) =>
+  Array.from({ length: n }, () => word(r)).join("-");
 
 /** @typedef {{ kind: string, count: number, make: (rnd: Random, i: number) => string }} BenignKind */
 
 /** The benign look-alikes, by kind. @type {readonly BenignKind[]} */
 export const BENIGN_KINDS = [
   { kind: "commit-sha", count: 20, make: (r) => `Reverted ${pick(r, HEX, 40)} because it broke the build.` },
-  { kind: "short-sha", count: 12, make: (r) => `Fixed in ${pick(r, HEX, between(r, 7, 12))} (cherry-picked to release).` },
+  {
+    kind: "short-sha",
+    count: 12,
+    make: (r) => `Fixed in ${pick(r, HEX, between(r, 7, 12))} (cherry-picked to release).`,
+  },
   {
     kind: "uuid",
     count: 15,
@@ -725,7 +763,11 @@ export const BENIGN_KINDS = [
     make: (r) => `skill:${kebab(r, 2)}.${pick(r, HEX, 12)}@${pick(r, HEX, 64)}`,
   },
   { kind: "memory-revision", count: 5, make: (r) => `pinned to ctxrev_${pick(r, HEX, 64)} at review` },
-  { kind: "kebab-case-words", count: 15, make: (r) => `Renamed ${kebab(r, between(r, 2, 5))} to ${kebab(r, 3)}.` },
+  {
+    kind: "kebab-case-words",
+    count: 15,
+    make: (r) => `Renamed ${kebab(r, between(r, 2, 5))} to ${kebab(r, 3)}.`,
+  },
   {
     kind: "prefix-like-words",
     count: 10,
@@ -754,7 +796,8 @@ export const BENIGN_KINDS = [
   {
     kind: "ticket-id",
     count: 10,
-    make: (r) => `Tracked as ${["KXM", "OPS", "SEC", "SK", "API"][between(r, 0, 4)]}-${pick(r, DIGITS, between(r, 2, 5))}.`,
+    make: (r) =>
+      `Tracked as ${["KXM", "OPS", "SEC", "SK", "API"][between(r, 0, 4)]}-${pick(r, DIGITS, between(r, 2, 5))}.`,
   },
   {
     kind: "base64-text",
@@ -785,7 +828,11 @@ export const BENIGN_KINDS = [
     make: (r) =>
       `Upgraded to ${["v", "", "node@", "pnpm@"][between(r, 0, 3)]}${between(r, 0, 30)}.${between(r, 0, 40)}.${between(r, 0, 20)}${["", "-rc.1", "-beta.3", "+build.7"][between(r, 0, 3)]}`,
   },
-  { kind: "css-colour", count: 10, make: (r) => `color: #${pick(r, HEX, 6)}; background: #${pick(r, HEX, 3)};` },
+  {
+    kind: "css-colour",
+    count: 10,
+    make: (r) => `color: #${pick(r, HEX, 6)}; background: #${pick(r, HEX, 3)};`,
+  },
   {
     kind: "file-path",
     count: 15,
@@ -822,6 +869,30 @@ export const BENIGN_KINDS = [
         "KXM_AGENT_KEY is read from the environment.",
         "The netrc file holds login and password lines.",
         "apiToken and authToken fields are redacted.",
+      ][i] ?? "",
+  },
+  {
+    kind: "flags-and-references",
+    count: 16,
+    make: (_r, i) =>
+      [
+        "docker run -u 1000:1000 node:20 npm test",
+        "docker run -p 8080:80 nginx",
+        "ssh -p 2222 deploy@10.0.0.5",
+        "mysql -h db -u root -p shop",
+        "git push -u origin main",
+        'curl -u "$USER:$PASS" https://api.example.com',
+        "Use --token $GITHUB_TOKEN in CI.",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell-style reference, kept literally
+        "password: ${DB_PASSWORD}",
+        "<token>{{ .Values.token }}</token>",
+        '"max_tokens": 4096, "token_type": "bearer"',
+        "PASSWORD_MIN_LENGTH=12",
+        "tokenizer: gpt2-large",
+        "session_token_ttl: 3600s",
+        '"auth": "oauth2"',
+        "Authorization: Basic auth is disabled.",
+        "NODE_OPTIONS=--max-old-space-size=4096",
       ][i] ?? "",
   },
   {
