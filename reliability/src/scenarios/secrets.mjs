@@ -1,9 +1,11 @@
 // @ts-check
 // Secrets: the seeded corpus of fake secrets (more than 50 kinds, each in several contexts) and benign look-alikes
-// through the built `redactSecrets`, then a handful of corpus secrets sent to a real hub process as proposals,
-// journal entries and episode lessons, and looked for in the database file's bytes and the hub's log.
+// through the built `redactSecrets`, then a handful of corpus secrets sent to a real hub process in proposals,
+// promotions, journal entries, reviews and episode lessons (summaries and evidence references), and looked for in
+// the database file's bytes and the hub's log.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { LIMITS } from "@kxm/contract";
 import { redactSecrets } from "@kxm/provenance";
 import { call, projectWithAgent, proposal } from "../lib/http.mjs";
 import { startHubProcess } from "../lib/hub-process.mjs";
@@ -38,8 +40,17 @@ function medianMicros(texts) {
 }
 
 /**
- * Sends `cases` through a hub process, each by one of three paths in turn (a proposal's summary, a journal entry's
- * summary, an episode's lessons), then searches the database files and the log for each secret.
+ * A corpus case as one evidence reference: its text, cut to the reference limit when longer (only private keys
+ * are; a bare key body without its BEGIN line is indistinguishable from base64, a cut one is still a key).
+ * @param {import("../lib/secrets-corpus.mjs").SecretCase} c
+ */
+const asRef = (c) => c.text.slice(0, LIMITS.refChars);
+
+/**
+ * Sends `cases` through a hub process, each by one of three paths in turn, in a free text and in a reference list:
+ * a proposal (summary and evidence refs); a journal entry (summary and evidence refs) and its review (evidence
+ * refs); an episode's lessons and a promotion's evidence refs. Then searches the database files and the log for
+ * each secret.
  * @param {string} scratch
  * @param {import("../lib/secrets-corpus.mjs").SecretCase[]} cases
  */
@@ -50,28 +61,38 @@ async function throughHub(scratch, cases) {
     adminToken: ADMIN,
     env: { KXM_LOG_LEVEL: "trace", KXM_RATE_LIMIT: "1000000" },
   });
-  const canary = `canary-${Date.now().toString(36)}-kept-as-written`;
+  const stamp = Date.now().toString(36);
+  const canary = `canary-${stamp}-kept-as-written`;
+  const canaryRef = `canary-ref-${stamp}-kept-as-written`;
   let accepted = 0;
+  let writes = 0;
   /** @type {string[]} */
   const refused = [];
   try {
     const key = await projectWithAgent(hub.url, ADMIN, "secrets");
     const opts = { token: key };
+    const admin = { token: ADMIN };
     const check = (/** @type {{ status: number }} */ answer, /** @type {string} */ what, ok = 201) => {
+      writes += 1;
       if (answer.status === ok) accepted += 1;
       else refused.push(`${what} answered ${answer.status}`);
+      return answer.status === ok;
     };
     check(
       await call(hub.url, "POST", "/v1/projects/secrets/state/proposals", {
         ...opts,
-        body: proposal("secrets.canary", `The canary ${canary} must be stored as written.`),
+        body: {
+          ...proposal("secrets.canary", `The canary ${canary} must be stored as written.`),
+          evidenceRefs: ["pr:12", canaryRef],
+        },
       }),
       "canary proposal",
     );
     for (const [i, c] of cases.entries()) {
       const where = `${c.kind}/${c.context}`;
+      const ref = asRef(c);
       if (i % 3 === 0) {
-        const body = proposal(`secrets.case${i}`, c.text);
+        const body = { ...proposal(`secrets.case${i}`, c.text), evidenceRefs: ["pr:12", ref] };
         check(await call(hub.url, "POST", "/v1/projects/secrets/state/proposals", { ...opts, body }), where);
         continue;
       }
@@ -84,9 +105,17 @@ async function throughHub(scratch, cases) {
         continue;
       }
       const runPath = `/v1/projects/secrets/runs/${run.json.run.id}`;
+      /** @type {string | undefined} */
+      let entryId;
       if (i % 3 === 1) {
-        const body = { category: "observation", summary: c.text, stage: "verify" };
-        check(await call(hub.url, "POST", `${runPath}/journal`, { ...opts, body }), where);
+        const body = {
+          category: "observation",
+          summary: c.text,
+          stage: "verify",
+          evidenceRefs: [ref, "ci:run-7"],
+        };
+        const entry = await call(hub.url, "POST", `${runPath}/journal`, { ...opts, body });
+        if (check(entry, where)) entryId = entry.json.entry.id;
       }
       const lessons = i % 3 === 2 ? [c.text] : ["nothing to learn"];
       const finish = { outcome: "failed", failingStep: "deploy", lessons };
@@ -95,6 +124,22 @@ async function throughHub(scratch, cases) {
         `${where} finish`,
         200,
       );
+      if (entryId !== undefined) {
+        const review = { evidenceRefs: ["review:ok", ref] };
+        const path = `/v1/projects/secrets/journal/${entryId}/review`;
+        check(await call(hub.url, "POST", path, { ...admin, body: review }), `${where} review`, 200);
+      }
+      if (i % 3 === 2) {
+        const body = proposal(`secrets.case${i}`, "A value promoted with the secret as its evidence.");
+        const proposed = await call(hub.url, "POST", "/v1/projects/secrets/state/proposals", {
+          ...opts,
+          body,
+        });
+        if (!check(proposed, `${where} proposal`)) continue;
+        const path = `/v1/projects/secrets/state/proposals/${proposed.json.proposalId}/promote`;
+        const promote = { evidenceRefs: [ref, "review:pr-12"] };
+        check(await call(hub.url, "POST", path, { ...admin, body: promote }), `${where} promotion`, 200);
+      }
     }
   } finally {
     await hub.stop();
@@ -105,10 +150,9 @@ async function throughHub(scratch, cases) {
   const log = hub.log();
   return {
     accepted,
-    // The canary, then one write per case, and a run finish after each journal entry.
-    writes: 1 + cases.length + cases.filter((_, i) => i % 3 === 1).length,
+    writes,
     refused,
-    canaryStored: database.includes(canary),
+    canaryStored: database.includes(canary) && database.includes(canaryRef),
     inDatabase: cases.filter((c) => leaked(c.secret, database)),
     inLog: cases.filter((c) => leaked(c.secret, log)),
   };
@@ -156,7 +200,7 @@ export default {
     const found = [...hub.inDatabase, ...hub.inLog];
 
     return {
-      tried: `${count(kinds)} kinds of fake secret in ${contexts.length} contexts (${count(secrets)} secrets) and ${count(benign)} benign look-alikes through the built redactSecrets, over ${seeds.length} seed(s); then ${count(picked.length)} of those secrets sent to a hub process as proposals, journal entries and episode lessons, and searched for in its database files and its trace-level log.`,
+      tried: `${count(kinds)} kinds of fake secret in ${contexts.length} contexts (${count(secrets)} secrets) and ${count(benign)} benign look-alikes through the built redactSecrets, over ${seeds.length} seed(s); then ${count(picked.length)} of those secrets sent to a hub process in summaries, episode lessons and evidence references (of proposals, promotions, journal entries and their reviews), and searched for in its database files and its trace-level log.`,
       figures: [
         { label: "secret kinds", value: count(kinds), goal: "more than 50", held: kinds > 50 },
         {
@@ -192,7 +236,7 @@ export default {
           held: hub.accepted === hub.writes,
         },
         {
-          label: "canary text found in the database file (the search works)",
+          label: "canary text and canary reference found in the database file (the search works)",
           value: hub.canaryStored ? "yes" : "no",
           goal: "yes",
           held: hub.canaryStored,
