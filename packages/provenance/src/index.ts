@@ -25,4 +25,5 @@ export {
 } from "./lineage.js";
 export { parseContextItem } from "./parse-item.js";
 export { findSecretRanges, REDACTED, redactSecrets } from "./redact.js";
+export { redactRef, redactRefs } from "./redact-refs.js";
 export type { Range } from "./secretlint-ranges.js";

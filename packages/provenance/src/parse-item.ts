@@ -9,6 +9,7 @@ import {
 import { assertWithinCeiling } from "./ceilings.js";
 import { assertNoControlPlaneFields } from "./control-plane.js";
 import { redactSecrets } from "./redact.js";
+import { redactRefs } from "./redact-refs.js";
 import { withRedactedErrors } from "./safe-parse.js";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -99,7 +100,9 @@ function canonicalItem(item: ContextItem): ContextItem {
  * a plain object (`invalid_context_item`); no control-plane field (403 `context_authority_violation`); the
  * schema (`invalid_context_item`, or `context_limits_exceeded` for a limit); the origin's authority ceiling (403
  * `context_authority_violation`); lifecycle rules, the validity window and derivation (`invalid_context_item`).
- * Then secrets in `summary` and `provenance.sourceRef` become `[redacted]`. Messages never echo a value.
+ * Then secrets in `summary`, `provenance.sourceRef` and every reference of `evidenceRefs`, `supersedes` and
+ * `provenance.derivedFrom` become `[redacted]`; references that became equal are merged (see `redactRefs`).
+ * Messages never echo a value.
  */
 export function parseContextItem(raw: unknown): ContextItem {
   if (!isPlainObject(raw)) throw invalid("context item: must be a plain object");
@@ -117,5 +120,9 @@ export function parseContextItem(raw: unknown): ContextItem {
     provenance.sourceRef = redactSecrets(provenance.sourceRef);
     checkRedactedLength("provenance.sourceRef", provenance.sourceRef, LIMITS.sourceRefChars);
   }
-  return canonicalItem({ ...item, summary, provenance });
+  if (provenance.derivedFrom !== undefined) provenance.derivedFrom = redactRefs(provenance.derivedFrom);
+  const refs: Pick<ContextItem, "evidenceRefs" | "supersedes"> = {};
+  if (item.evidenceRefs !== undefined) refs.evidenceRefs = redactRefs(item.evidenceRefs);
+  if (item.supersedes !== undefined) refs.supersedes = redactRefs(item.supersedes);
+  return canonicalItem({ ...item, summary, provenance, ...refs });
 }

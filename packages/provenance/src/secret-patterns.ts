@@ -21,8 +21,28 @@ const SECRET_ENV_NAME = [
   "KXM_[A-Z0-9_]*(?:TOKEN|SECRET|KEY)",
   "GITHUB_TOKEN",
   "GH_TOKEN",
-  "(?:[A-Z][A-Z0-9_]*_)?(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|SECRET_KEY|PRIVATE_KEY|AUTH_KEY|CLIENT_SECRET|CREDENTIALS)",
+  // A prefix may be glued on (`PGPASSWORD`, `MYSQLPASSWORD`) or joined by `_` (`DB_PASSWORD`).
+  "(?:[A-Z][A-Z0-9_]*)?(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|SECRET_KEY|PRIVATE_KEY|AUTH_KEY|CLIENT_SECRET|CREDENTIALS)",
+  // `MYSQL_PWD`, but never `PWD` or `OLDPWD` themselves (a folder, not a secret).
+  "[A-Z][A-Z0-9]*_PWD",
 ].join("|");
+
+// Names of a credential field in configuration, JSON or YAML, matched case-insensitively: snake, kebab and
+// camel case alike (`api_key`, `api-key`, `apiKey`). A longer name that ends in one (`db_password`,
+// `spring.datasource.password`) is the same field.
+const SECRET_FIELD_NAMES =
+  "password|passwd|passphrase|secret|client[_-]?secret|api[_-]?key|api[_-]?token|auth[_-]?token|access[_-]?token|refresh[_-]?token|secret[_-]?key|private[_-]?key|access[_-]?key|session[_-]?token";
+const SECRET_FIELD = `(?:${SECRET_FIELD_NAMES})`;
+
+// A command's own password flag, kept to the command that reads it so that `-p 8080` elsewhere stays: the
+// flag and its value, quoted or not. The lookbehind sits after the flag, so it is only tried where one is.
+const cliFlag = (commands: string, flag: string, glued: boolean): RegExp =>
+  new RegExp(
+    String.raw`${flag}(?<=(?<![A-Za-z0-9_-])(?:${commands})(?![A-Za-z0-9_-])[^\n|;&]{0,200}[ \t"']${flag})${
+      glued ? "" : "[ \t]*"
+    }(?:'[^'\n]+'|"[^"\n]+"|(?!\$)[^\s'"]{4,})`,
+    "g",
+  );
 
 /**
  * The patterns, in no particular order: every match is collected, then overlapping matches are merged. A
@@ -31,7 +51,12 @@ const SECRET_ENV_NAME = [
 export const SECRET_PATTERNS: readonly SecretPattern[] = [
   // --- behaviour.md section 4 ---
   // OpenAI, Anthropic and other `sk-` keys. A digit is required so kebab-case words (`sk-learn`) stay.
-  { kind: "sk-key", pattern: /(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/g },
+  // A run of 20 letters and digits is required too, so a branch such as `feature/sk-1042-add-retry-to-upload-worker`
+  // stays while `sk-proj-…`, `sk-ant-api03-…` and 32-hex `sk-…` keys go.
+  {
+    kind: "sk-key",
+    pattern: /(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*?[A-Za-z0-9]{20})[A-Za-z0-9_-]{20,}/g,
+  },
   { kind: "github-token", pattern: /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,255}/g },
   { kind: "github-fine-grained-token", pattern: /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,255}/g },
   { kind: "slack-token", pattern: /(?<![A-Za-z0-9])xox[a-z]-(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{10,}/g },
@@ -121,7 +146,8 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     kind: "discord-webhook",
     pattern: /https?:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]{20,}/gi,
   },
-  { kind: "telegram-bot-token", pattern: /(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_-]{33}/g },
+  // Also inside its API URL, where it follows `/bot`.
+  { kind: "telegram-bot-token", pattern: /(?<=^|[^A-Za-z0-9]|\/bot)\d{8,10}:AA[A-Za-z0-9_-]{33}/g },
   { kind: "digitalocean-token", pattern: /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}/g },
   { kind: "vault-token", pattern: /(?<![A-Za-z0-9_.-])hv[sbr]\.[A-Za-z0-9_-]{24,}/g },
   {
@@ -151,19 +177,96 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   {
     kind: "authorization-header",
     pattern:
-      /(?<![A-Za-z0-9_-])authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:basic|bearer|token|bot|digest|apikey|sso-key)[ \t]+)?(?=[A-Za-z0-9._~+/=:-]*\d)[A-Za-z0-9._~+/=:-]{8,}/gi,
+      /(?<![A-Za-z0-9_-])authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:basic|bearer|token|bot|digest|apikey|sso-key|ssws)[ \t]+)?(?=[A-Za-z0-9._~+/=:-]*\d)[A-Za-z0-9._~+/=:-]{8,}/gi,
+  },
+  // Basic credentials are base64 of `user:password`, which may hold no digit, so they are matched on their own.
+  {
+    kind: "authorization-basic",
+    pattern: /(?<![A-Za-z0-9_-])authorization["']?[ \t]*[:=][ \t]*["']?basic[ \t]+[A-Za-z0-9+/]{8,}={0,2}/gi,
   },
   // `password: hunter2024` style pairs in prose or config; the value needs 8 characters and a digit, so
   // "password: required" and "token: refresh the page" stay.
+  // The name may carry a prefix (`db_password`, `spring.datasource.password`, `--password`) and may follow a
+  // JSON-escaped line break (`\\npassword = …` inside a JSON string).
   {
     kind: "password-pair",
-    pattern:
-      /(?<![A-Za-z0-9_])["']?(?:password|passwd|passphrase|secret|client_secret|api_key|apikey|api-key|auth_token|access_token|refresh_token|secret_key|private_key)["']?[ \t]*[:=][ \t]*["']?(?=[^\s"',;]*\d)[^\s"',;]{8,}["']?/gi,
+    pattern: new RegExp(
+      String.raw`(?:(?<![A-Za-z0-9_.\\-])|(?<=\\[nrt]))["']?[A-Za-z0-9_.-]*?${SECRET_FIELD}["']?[ \t]*[:=][ \t]*["']?(?=[^\s"',;<>]*\d)[^\s"',;<>]{8,}["']?`,
+      "gi",
+    ),
   },
   // A quoted sensitive key with a quoted value (JSON, YAML, Python): any non-empty value.
   {
     kind: "quoted-secret-pair",
+    pattern: new RegExp(
+      String.raw`(["'])[A-Za-z0-9_.-]*?(?:${SECRET_FIELD_NAMES}|token)\1\s*:\s*(["'])(?:(?!\2)[^\\\n]|\\.)+\2`,
+      "gi",
+    ),
+  },
+  // A credential name and its value with only white space between (`.netrc`'s `password <value>`, "auth token
+  // <value>" in prose): the value must look generated, 8 or more characters with a digit and a letter.
+  {
+    kind: "spaced-secret-pair",
     pattern:
-      /(["'])(?:password|passwd|passphrase|secret|client_secret|api_key|apikey|api-key|token|auth_token|private_key|secret_key|access_key)\1\s*:\s*(["'])(?:(?!\2)[^\\\n]|\\.)+\2/gi,
+      /(?<![A-Za-z0-9_-])(?:password|passwd|passphrase|auth[ _-]?token|api[ _-]?token|api[ _-]?key|secret[ _-]?key|client[ _-]?secret)(?:[ \t]+is)?[ \t]+(?=[^\s"'<>,;]*\d)(?=[^\s"'<>,;]*[A-Za-z])[^\s"'<>,;]{8,}/gi,
+  },
+  // An environment variable's name as a quoted JSON key, as in an MCP server's `env` (`"KXM_AGENT_KEY": "…"`).
+  {
+    kind: "quoted-secret-env",
+    pattern: new RegExp(String.raw`(["'])(?:${SECRET_ENV_NAME})\1\s*:\s*(["'])(?:(?!\2)[^\\\n]|\\.)+\2`, "g"),
+  },
+  // The same in a Kubernetes or Compose env list: `- name: DB_PASSWORD` then `value: …` on the next line.
+  {
+    kind: "env-list-secret",
+    pattern: new RegExp(
+      String.raw`name:[ \t]*["']?(?:${SECRET_ENV_NAME})["']?[ \t]*\r?\n[ \t]*value:[ \t]*${ASSIGNED_VALUE}`,
+      "g",
+    ),
+  },
+  // An unquoted `NAME: value` (YAML) for an environment name that is a credential: the value needs a digit.
+  {
+    kind: "secret-env-yaml",
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9_])(?:${SECRET_ENV_NAME}):[ \t]+(?=[^\s"']*\d)[^\s"']{8,}`,
+      "g",
+    ),
+  },
+  // An XML element that holds a credential: `<password>…</password>`, `<db.password>`, `<apiKey>`; not a
+  // template reference such as `{{ .Values.token }}` or `${env.PASSWORD}`.
+  {
+    kind: "xml-secret-element",
+    pattern: new RegExp(
+      String.raw`<([A-Za-z0-9_.:-]*?(?:${SECRET_FIELD_NAMES}|token))>(?![ \t]*(?:\{\{|\$\{))[^<\n]+</\1>`,
+      "gi",
+    ),
+  },
+  // Docker's `config.json`: `"auth": "<base64 of user:password>"`.
+  { kind: "docker-config-auth", pattern: /(["'])auth\1\s*:\s*(["'])[A-Za-z0-9+/]{12,}={0,2}\2/g },
+  // curl's `-u user:password` / `--user user:password` (Twilio's `AC…:<token>`, Mailgun's `api:<key>`).
+  {
+    kind: "curl-user-credentials",
+    pattern:
+      /(?<![A-Za-z0-9_-])(?:-u|--user)(?:[ \t]+|=)(?:'[^'\s:]+:[^'\n]{6,}'|"[^"\s:]+:[^"\n]{6,}"|[^\s:'"$-][^\s:'"]*:[^\s'"$][^\s'"]{5,})/g,
+  },
+  // A long option that takes a credential, with `=` or a space: `--client-secret X`, `--password=X`.
+  {
+    kind: "cli-secret-option",
+    pattern:
+      /(?<![A-Za-z0-9_-])--(?:password|passwd|client-secret|api-key|api-token|auth-token|access-token|secret-key|token)(?:=|[ \t]+)(?:'[^'\n]+'|"[^"\n]+"|(?!--|\$)[^\s'"]{6,})/g,
+  },
+  { kind: "mysql-password-flag", pattern: cliFlag("mysql|mysqldump|mysqladmin|mysqlsh|mariadb", "-p", true) },
+  { kind: "sshpass-password-flag", pattern: cliFlag("sshpass", "-p", false) },
+  { kind: "redis-cli-password-flag", pattern: cliFlag("redis-cli", "-a", false) },
+  // Okta's API token scheme, also outside an Authorization header.
+  { kind: "okta-ssws-token", pattern: /(?<![A-Za-z0-9])SSWS[ \t]+[A-Za-z0-9_-]{20,}/g },
+  // Mailgun's current key shape: 32 hex, then two groups of 8 (a UUID's groups are 8-4-4-4-12).
+  {
+    kind: "mailgun-key-v2",
+    pattern: /(?<![A-Za-z0-9-])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![A-Za-z0-9-])/g,
+  },
+  // KXM's own credentials: an agent key `kxm_` and an operator token `kxo_`, each 43 base64url characters.
+  {
+    kind: "kxm-credential",
+    pattern: /(?<![A-Za-z0-9_-])kx[mo]_(?=[A-Za-z0-9_-]{0,42}[A-Z0-9])[A-Za-z0-9_-]{43}/g,
   },
 ];

@@ -209,9 +209,20 @@ describe("parseContextItem: redaction", () => {
     expect(parsed.provenance.sourceRef).toBe(sourceRef);
   });
 
-  it("does not redact ids, keys or references (they are identifiers, not free text)", () => {
-    const parsed = parseContextItem(rawItem({ evidenceRefs: [`sha:${HEX64}`] }));
-    expect(parsed.evidenceRefs).toEqual([`sha:${HEX64}`]);
+  it("redacts references like summaries: a bare 64-hex digest in an evidence ref goes, a commit id stays", () => {
+    const commit = "3f2a9c1d0e4b5a6978877665544332211aabbccd";
+    const parsed = parseContextItem(rawItem({ evidenceRefs: [`sha:${HEX64}`, `commit:${commit}`] }));
+    expect(parsed.evidenceRefs).toEqual(["sha:[redacted]", `commit:${commit}`]);
+  });
+
+  it("does not redact ids or state keys (they are identifiers, not free text)", () => {
+    const parsed = parseContextItem(
+      rawItem({ id: "state_1", kind: "state", status: "proposed", stateKey: "release.branch" }),
+    );
+    expect({ id: parsed.id, stateKey: parsed.stateKey }).toEqual({
+      id: "state_1",
+      stateKey: "release.branch",
+    });
   });
 
   it("refuses with 400 context_limits_exceeded when redaction grows a summary past 4,000", () => {

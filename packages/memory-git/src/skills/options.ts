@@ -1,5 +1,5 @@
 import { type ErrorCode, KxmError, LIMITS } from "@kxm/contract";
-import { redactSecrets } from "@kxm/provenance";
+import { redactRefs, redactSecrets } from "@kxm/provenance";
 import { MAX_ACTOR_CHARS, MAX_EVIDENCE_REFS, MAX_REASON_CHARS, MIN_EVIDENCE_REFS } from "./metadata.js";
 
 /** A person or agent named by the caller, trimmed: 1 to 128 characters, no control characters. */
@@ -32,8 +32,9 @@ export function checkNow(now: unknown): string {
 }
 
 /**
- * Promotion evidence: 1 to 32 references, each trimmed, non-empty, at most 512 characters and redacted, none
- * repeated; returned sorted by code unit. Anything else is `skill_promotion_invalid`.
+ * Promotion evidence: 1 to 32 references, each trimmed, non-empty and at most 512 characters, none repeated; then
+ * redacted (`redactRefs`: references that became equal are merged, so two secrets never read as a repeat) and
+ * returned sorted by code unit. Anything else is `skill_promotion_invalid`.
  */
 export function checkEvidenceRefs(refs: unknown): string[] {
   const fail = (rule: string) => new KxmError("skill_promotion_invalid", `evidenceRefs: ${rule}`);
@@ -42,14 +43,14 @@ export function checkEvidenceRefs(refs: unknown): string[] {
   if (refs.length > MAX_EVIDENCE_REFS) throw fail(`at most ${MAX_EVIDENCE_REFS} evidence references`);
   const out: string[] = [];
   for (const ref of refs) {
-    const trimmed = typeof ref === "string" ? redactSecrets(ref.trim()) : "";
+    const trimmed = typeof ref === "string" ? ref.trim() : "";
     if (trimmed.length === 0) throw fail("a reference must not be empty");
     if (trimmed.length > LIMITS.refChars)
       throw fail(`a reference must be at most ${LIMITS.refChars} characters`);
     out.push(trimmed);
   }
   if (new Set(out).size !== out.length) throw fail("must not repeat a reference");
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return redactRefs(out).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** A rejection reason: trimmed, 1 to 500 characters before and after redaction. */

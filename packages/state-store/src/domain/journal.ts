@@ -1,12 +1,12 @@
 import { type JournalEntry, JournalEntrySchema, KxmError, LIMITS, parseOrThrow } from "@kxm/contract";
-import { journalEntryToItem, redactSecrets } from "@kxm/provenance";
+import { journalEntryToItem, redactRefs, redactSecrets } from "@kxm/provenance";
 import { randomId } from "../ids.js";
 import { isoTime } from "../time.js";
 import type { AppendJournalInput } from "../types.js";
 
 /**
  * A new journal entry (behaviour.md section 6): id `j_<24 hex>`, `createdAt` = now, summary trimmed and redacted,
- * keys in the schema's order, no empty `evidenceRefs`. Refuses a malformed entry (`invalid_request` or
+ * evidence references redacted (equal ones merged), keys in the schema's order, no empty `evidenceRefs`. Refuses a malformed entry (`invalid_request` or
  * `context_limits_exceeded`), and a lesson or skill-candidate without evidence (400 `journal_evidence_required`,
  * through `journalEntryToItem`, so the entry is sure to become a valid item).
  */
@@ -27,6 +27,8 @@ export function buildJournalEntry(input: AppendJournalInput, now: Date): Journal
     );
   }
   const entry: JournalEntry = { ...parsed, summary };
+  // The stored entry is what packets and the wiki read, so its references are redacted too (merged when equal).
+  if (parsed.evidenceRefs !== undefined) entry.evidenceRefs = redactRefs(parsed.evidenceRefs);
   journalEntryToItem(entry);
   return entry;
 }

@@ -1,7 +1,7 @@
 // Temporal state rules (behaviour.md section 5) as plain functions over items, shared by every storage engine: the
 // repository reads rows, calls these, and writes what they return inside one transaction.
 import { type ContextItem, isKxmError, KxmError, LIMITS } from "@kxm/contract";
-import { parseContextItem } from "@kxm/provenance";
+import { findSecretRanges, parseContextItem, redactRefs } from "@kxm/provenance";
 import { randomId } from "../ids.js";
 import { compareText, recordId, refList, sortedUnion } from "../input.js";
 import { isoTime, shiftIso } from "../time.js";
@@ -41,12 +41,18 @@ function parseProposalItem(raw: Record<string, unknown>): ContextItem {
 /**
  * The proposal item: kind `state`, status `proposed`, `validFrom` = now, source ref `proposed-by:<proposer>`.
  * Refuses 0 or more than 32 evidence references and malformed fields (`invalid_state_proposal`), an origin other
- * than peer or human, and authority over the origin's ceiling (403 `context_authority_violation`).
+ * than peer or human, authority over the origin's ceiling (403 `context_authority_violation`), and a key that
+ * looks like a secret (`invalid_request`). Evidence references are redacted by `parseContextItem`.
  */
 export function buildProposal(
   input: StateProposalInput,
   now: Date,
 ): { item: ContextItem; proposedBy: string } {
+  // A key is an identifier that URLs, packets and the wiki repeat, so it is never rewritten: one that holds a
+  // secret is refused instead, without echoing it.
+  if (typeof input.key === "string" && findSecretRanges(input.key).length > 0) {
+    throw new KxmError("invalid_request", "the state key looks like a secret");
+  }
   if (!PROPOSAL_ORIGINS.has(input.origin)) {
     throw new KxmError("invalid_state_proposal", "state proposal origin: must be peer or human");
   }
@@ -83,12 +89,15 @@ export function promotionRequest(input: StatePromotionInput, now: Date): Promoti
   return {
     proposalId: input.proposalId,
     promotedBy: recordId(input.promotedBy, "promotedBy", "invalid_request"),
-    evidenceRefs: refList(
-      input.evidenceRefs,
-      "promotion evidenceRefs",
-      "invalid_state_proposal",
-      LIMITS.minStateEvidenceRefs,
-      LIMITS.maxStateEvidenceRefs,
+    // Redacted here, before the sorted union, so the stored union stays sorted and holds no repeat.
+    evidenceRefs: redactRefs(
+      refList(
+        input.evidenceRefs,
+        "promotion evidenceRefs",
+        "invalid_state_proposal",
+        LIMITS.minStateEvidenceRefs,
+        LIMITS.maxStateEvidenceRefs,
+      ),
     ),
     now: isoTime(now, "now"),
   };

@@ -1,4 +1,5 @@
 import { type JournalReview, KxmError, LIMITS } from "@kxm/contract";
+import { redactRefs } from "@kxm/provenance";
 import { and, asc, eq, ne } from "drizzle-orm";
 import { projectId, recordId, refList } from "../input.js";
 import { journalEntries, journalReviews, runs } from "../schema.js";
@@ -35,7 +36,7 @@ export function reviewJournalEntry(
   const evidenceRefs =
     input.evidenceRefs === undefined
       ? []
-      : refList(input.evidenceRefs, "evidenceRefs", "invalid_request", 0, LIMITS.maxRefs);
+      : redactRefs(refList(input.evidenceRefs, "evidenceRefs", "invalid_request", 0, LIMITS.maxRefs));
   const reviewedAt = isoTime(now, "now");
   return immediate(db, () => {
     const entry = db
