@@ -434,7 +434,7 @@ export function runCase(row, folders, options) {
     execFile(
       process.execPath,
       [CLI, ...row.args],
-      { cwd, env, timeout: options.timeoutMs ?? 20_000, maxBuffer: 8 * 1024 * 1024, encoding: "utf8" },
+      { cwd, env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 8 * 1024 * 1024, encoding: "utf8" },
       (error, stdout, stderr) => {
         const failure = /** @type {(Error & { code?: unknown, killed?: boolean }) | null} */ (error);
         resolve({

@@ -202,7 +202,7 @@ export default {
       const all = [...rows, ...generated];
       progress(`cli-bad-input: ${all.length} invocations, ${PARALLEL} at a time`);
       const results = await limited(
-        all.map((row) => () => runCase(row, folders, { home, timeoutMs: 20_000 })),
+        all.map((row) => () => runCase(row, folders, { home, timeoutMs: 60_000 })),
         PARALLEL,
       );
       let zeroExits = 0;
@@ -226,7 +226,8 @@ export default {
         if (failed || verdict.wrongCode || shape !== undefined || verdict.stack || verdict.control) {
           if (notes.length < 8)
             notes.push(
-              `${row.name}: exit ${result.code}${shape === undefined ? "" : `, ${shape}`}` +
+              `${row.name}: exit ${result.code}${result.timedOut ? " (killed after 60 s)" : ""}` +
+                `${shape === undefined ? "" : `, ${shape}`}` +
                 `${verdict.stack ? ", stack trace" : ""}${verdict.control ? ", control character" : ""}`,
             );
         }
