@@ -1,8 +1,11 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { format } from "node:util";
 import { type ErrorCode, isKxmError } from "@kxm/contract";
 import { Command, Flags, type Interfaces } from "@oclif/core";
 import { debugEnabled, readEnv } from "./env.js";
+import { fileFailureLine } from "./fs-failure.js";
+import { terminalJson, terminalLine, terminalText } from "./terminal-text.js";
 
 type FlagOutput = { [name: string]: unknown };
 type ArgOutput = { [name: string]: unknown };
@@ -98,10 +101,38 @@ export abstract class KxmCommand extends Command {
     this.log(line);
   }
 
+  // The output boundary: everything a command prints goes through these, so no text from outside (a hub's detail,
+  // a file's contents, a run's name) reaches the terminal with an escape sequence or a control character in it.
+
+  override log(message = "", ...args: unknown[]): void {
+    if (this.jsonEnabled()) return;
+    process.stdout.write(`${terminalText(format(message, ...args))}\n`);
+  }
+
+  override logToStderr(message = "", ...args: unknown[]): void {
+    if (this.jsonEnabled()) return;
+    process.stderr.write(`${terminalText(format(message, ...args))}\n`);
+  }
+
+  /** --json output: exact values, escaped so that no raw control character is printed (terminal-text.ts). */
+  override logJson(json: unknown): void {
+    process.stdout.write(terminalJson(json));
+  }
+
+  /** Writes text as it is (a prompt, a brief), less escape sequences and controls; keeps newlines and tabs. */
+  protected writeOut(text: string): void {
+    process.stdout.write(terminalText(text));
+  }
+
+  /** Writes one line on stderr (a warning, a problem), as one safe line. */
+  protected writeErrLine(line: string): void {
+    process.stderr.write(`${terminalLine(line)}\n`);
+  }
+
   /** Fails with exit 1 and one line on stderr (or the error as JSON on stdout with --json). */
   protected fail(message: string, code: ErrorCode): never {
     if (this.jsonEnabled()) this.logJson({ error: { code, message } });
-    else process.stderr.write(`${this.commandName} failed: ${message}\n`);
+    else this.writeErrLine(`${this.commandName} failed: ${message}`);
     return this.exit(EXIT.failed);
   }
 
@@ -109,11 +140,17 @@ export abstract class KxmCommand extends Command {
     if (isKxmError(error)) return this.fail(this.inCliTerms(error.message), error.code);
     if (error instanceof UsageError) {
       if (this.jsonEnabled()) this.logJson({ error: { code: "invalid_usage", message: error.message } });
-      else process.stderr.write(`${error.message}\nSee: kxm ${this.commandName} --help\n`);
+      else {
+        this.writeErrLine(error.message);
+        this.writeErrLine(`See: kxm ${this.commandName} --help`);
+      }
       return this.exit(EXIT.usage);
     }
     if (isExit(error)) throw error;
+    // Neither a refused write nor an unexpected error is a KxmError: KXM_DEBUG=1 shows where either came from.
     if (debugEnabled()) process.stderr.write(`${error.stack}\n`);
+    const refused = fileFailureLine(error);
+    if (refused !== undefined) return this.fail(refused, "file_unwritable");
     return this.fail(`unexpected error: ${error.message.split("\n")[0]}`, "internal_error");
   }
 }
@@ -170,5 +207,10 @@ function usageLine(message: string): string {
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "" && !line.startsWith("See more help with"));
-  return lines.join(" ").replace(/\s+/g, " ") || "invalid usage";
+  // oclif heads some messages "The following error occurred:", which says nothing the line itself does not.
+  const line = lines
+    .join(" ")
+    .replace(/\s+/g, " ")
+    .replace(/^The following errors? occurred:\s*/, "");
+  return line || "invalid usage";
 }

@@ -27,6 +27,8 @@ const EnvSchema = z.object({
   KXM_OPERATOR_TOKEN: z.string().min(1).max(4096).optional(),
   /** The hub's base URL for `kxm context` and `kxm hub` commands (`--hub` overrides it). */
   KXM_HUB_URL: z.string().refine(isHubUrl).default(DEFAULT_HUB_URL),
+  /** How long a call to the hub may take, connection to last byte, before it is `hub_unreachable`. */
+  KXM_HUB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });
 
 export type CliEnv = z.infer<typeof EnvSchema>;
@@ -38,6 +40,7 @@ const RULES: Record<string, string> = {
   KXM_AGENT_KEY: "must be at most 4,096 characters",
   KXM_OPERATOR_TOKEN: "must be at most 4,096 characters",
   KXM_HUB_URL: "must be an http:// or https:// URL, such as http://127.0.0.1:7420",
+  KXM_HUB_TIMEOUT_MS: "must be a whole number of milliseconds from 100 to 600000",
 };
 
 /** The validated environment, or the one-line problem with it (naming the variable, never its value). */
@@ -49,6 +52,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): { env: CliEnv 
     KXM_AGENT_KEY: source.KXM_AGENT_KEY || undefined,
     KXM_OPERATOR_TOKEN: source.KXM_OPERATOR_TOKEN || undefined,
     KXM_HUB_URL: source.KXM_HUB_URL || undefined,
+    KXM_HUB_TIMEOUT_MS: source.KXM_HUB_TIMEOUT_MS || undefined,
   });
   if (result.success) return { env: result.data };
   const issue = result.error.issues[0]!;

@@ -76,6 +76,7 @@ export function connectHub(hub: string | undefined): HubConnection {
       const token = variable === undefined ? undefined : env[variable];
       made = createHubClient({
         baseUrl: url,
+        timeoutMs: env.KXM_HUB_TIMEOUT_MS,
         ...(token === undefined ? {} : { token }),
       });
       clients.set(variable, made);

@@ -153,7 +153,11 @@ describe("usage errors exit 2 with the problem and a help pointer", () => {
 });
 
 describe("unexpected failures and the environment", () => {
-  /** A repository whose `.kxm` is a file: writing a skill then fails with ENOTDIR, an unexpected error. */
+  /**
+   * A repository whose `.kxm` is a file: writing a skill then fails with ENOTDIR, which is file_unwritable (naming
+   * the path) rather than an unexpected error, and, as a failure that was not a KxmError, prints its stack with
+   * KXM_DEBUG=1.
+   */
   async function brokenRepo(): Promise<string> {
     const root = await gitRepo();
     await put(root, ".kxm", "not a folder\n");
@@ -161,7 +165,7 @@ describe("unexpected failures and the environment", () => {
     return root;
   }
 
-  test.concurrent("an unexpected error is one line, internal_error in JSON, a stack only with KXM_DEBUG=1", async () => {
+  test.concurrent("a refused write is one line, file_unwritable in JSON, a stack only with KXM_DEBUG=1", async () => {
     const root = await brokenRepo();
     const env = { KXM_ACTOR: "a" };
     const [human, asJson, debug] = await Promise.all([
@@ -173,12 +177,13 @@ describe("unexpected failures and the environment", () => {
         allowStack: true,
       }),
     ]);
-    expectFailureLine(human, "skills propose", /^unexpected error: ENOTDIR: not a directory/);
-    expectJsonFailure(asJson, "internal_error", /^unexpected error: ENOTDIR: not a directory/);
+    const line = /^cannot write \.kxm\/skills\S*: a file is in the way of a folder on its path \(ENOTDIR\)$/;
+    expectFailureLine(human, "skills propose", line);
+    expectJsonFailure(asJson, "file_unwritable", line);
     expect(debug.code).toBe(1);
     expect(debug.stderr).toMatch(/^\s+at /m);
     expect(debug.stderr.trimEnd().split("\n").at(-1)).toMatch(
-      /^skills propose failed: unexpected error: ENOTDIR/,
+      /^skills propose failed: cannot write \.kxm\/skills\S*: a file is in the way/,
     );
   });
 

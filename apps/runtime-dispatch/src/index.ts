@@ -90,6 +90,7 @@ export {
   SNIPPET_CHARS,
 } from "./report.js";
 export {
+  type BrokenRun,
   listRunStatuses,
   loadStepResult,
   RUN_OUTCOME_SCHEMA,
@@ -103,6 +104,7 @@ export {
   type StepResult,
   StepResultSchema,
   type StepStatus,
+  scanRuns,
   stepFile,
   stepFileRel,
 } from "./results.js";

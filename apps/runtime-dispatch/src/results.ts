@@ -1,6 +1,7 @@
+import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { KxmError } from "@kxm/contract";
+import { isKxmError, KxmError } from "@kxm/contract";
 import { z } from "zod";
 import { type DispatchManifest, MANIFEST_SCHEMA } from "./manifest.js";
 import { loadRun, type Run, runDir } from "./runs.js";
@@ -219,20 +220,44 @@ export async function readRunStatus(root: string, runId: string): Promise<RunSta
   };
 }
 
-/** Every run under `.kxm/runs`, newest first (ties by run id); folders that are not runs are skipped. */
-export async function listRunStatuses(root: string): Promise<RunStatus[]> {
-  const names = await readdir(join(root, ".kxm", "runs")).catch(() => [] as string[]);
-  const out: RunStatus[] = [];
-  for (const name of names.sort()) {
+/** A folder under `.kxm/runs` that holds a run.json but cannot be read as a run, and why (one line, naming the file). */
+export interface BrokenRun {
+  runId: string;
+  code: string;
+  problem: string;
+}
+
+/**
+ * Every run under `.kxm/runs`, newest first (ties by run id), and the runs that cannot be read, by folder name. A
+ * folder without a run.json (or whose name is no run id), and a file, are not runs and are skipped; a run whose
+ * run.json, outcome.json or step result is not JSON or does not match its schema is broken, and named.
+ */
+export async function scanRuns(root: string): Promise<{ runs: RunStatus[]; broken: BrokenRun[] }> {
+  const dir = join(root, ".kxm", "runs");
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const runs: RunStatus[] = [];
+  const broken: BrokenRun[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (!entry.isDirectory()) continue;
     try {
-      out.push(await readRunStatus(root, name));
-    } catch {
-      // Not a run folder (or a damaged one): `kxm run status <id>` names the problem.
+      runs.push(await readRunStatus(root, entry.name));
+    } catch (error) {
+      if (!isKxmError(error)) throw error;
+      // No run.json: an empty folder left by a start that died before writing it, or not a run at all.
+      if (error.code === "not_found" && !existsSync(join(dir, entry.name, "run.json"))) continue;
+      if (error.code === "invalid_request" && error.message.startsWith("runId:")) continue;
+      broken.push({ runId: entry.name, code: error.code, problem: error.message });
     }
   }
-  return out.sort((a, b) =>
+  runs.sort((a, b) =>
     a.createdAt === b.createdAt ? (a.runId < b.runId ? -1 : 1) : a.createdAt < b.createdAt ? 1 : -1,
   );
+  return { runs, broken };
+}
+
+/** Every readable run under `.kxm/runs`, newest first (ties by run id): {@link scanRuns} less the broken ones. */
+export async function listRunStatuses(root: string): Promise<RunStatus[]> {
+  return (await scanRuns(root)).runs;
 }
 
 const ManifestFileSchema = z.looseObject({ schema: z.literal(MANIFEST_SCHEMA) });

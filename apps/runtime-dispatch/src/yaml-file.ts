@@ -120,6 +120,8 @@ export async function readProjectFile(root: string, rel: string): Promise<string
 export async function readJsonFile<T>(root: string, rel: string, schema: ZodType<T>): Promise<T | undefined> {
   const text = await readProjectFile(root, rel);
   if (text === undefined) return undefined;
+  // An empty file is what a write cut short at creation leaves: say so, it tells the operator what happened.
+  if (text.trim() === "") throw new KxmError("invalid_request", `${rel}: is empty, not JSON`);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

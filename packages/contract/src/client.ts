@@ -135,6 +135,14 @@ export function createHubClient(options: HubClientOptions): HubClient {
           signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (error) {
+        // llhttp's parse errors (HPE_*): something answered, and it does not speak HTTP.
+        const code = systemCode(error);
+        if (code?.startsWith("HPE_")) {
+          throw new KxmError(
+            "hub_answer_invalid",
+            `the server at ${hubUrl} did not answer in HTTP (${code}): is it a kxm hub?`,
+          );
+        }
         throw new KxmError(
           "hub_unreachable",
           `cannot reach the hub at ${hubUrl}: ${unreachableReason(error, timeoutMs)}`,
@@ -151,7 +159,17 @@ export function createHubClient(options: HubClientOptions): HubClient {
         response = await send();
       }
     }
-    const text = await response.text();
+    // A hub that sends its headers and then stalls (or drops the connection) mid-body is as unreachable as one that
+    // never answers: the timeout covers the body too.
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw new KxmError(
+        "hub_unreachable",
+        `cannot reach the hub at ${hubUrl}: ${unreachableReason(error, timeoutMs)}`,
+      );
+    }
     let payload: unknown;
     try {
       payload = text === "" ? undefined : JSON.parse(text);
@@ -163,11 +181,21 @@ export function createHubClient(options: HubClientOptions): HubClient {
       if (isCode(problem?.code)) {
         throw new KxmError(problem.code, typeof problem.detail === "string" ? problem.detail : problem.code);
       }
-      throw new KxmError("internal_error", `the hub answered ${response.status} without a problem document`);
+      throw new KxmError(
+        "hub_answer_invalid",
+        `the server at ${hubUrl} answered ${response.status} without a problem document: is it a kxm hub?`,
+      );
+    }
+    if (payload === undefined && text !== "") {
+      const type = response.headers.get("content-type")?.split(";")[0]?.trim() || "no content type";
+      throw new KxmError(
+        "hub_answer_invalid",
+        `the server at ${hubUrl} answered ${response.status} with ${type}, not JSON: is it a kxm hub?`,
+      );
     }
     const parsed = route.response.safeParse(payload);
     if (!parsed.success)
-      throw new KxmError("internal_error", `the hub's answer to ${name} does not match its schema`);
+      throw new KxmError("hub_answer_invalid", `the hub's answer to ${name} does not match its schema`);
     return parsed.data;
   }
   const client: Partial<Record<RouteName, (input: object) => Promise<unknown>>> = {};

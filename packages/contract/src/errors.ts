@@ -46,6 +46,15 @@ export const ERROR_CATALOGUE = {
   skill_unverified: { status: 409, title: "A skill's files do not match their recorded hashes" },
   git_unavailable: { status: 503, title: "git failed or did not answer in time" },
   hub_unreachable: { status: 503, title: "The hub could not be reached" },
+  hub_answer_invalid: {
+    status: 502,
+    title: "The hub's URL answered, but not as a KXM hub does: not HTTP, not JSON, or off the route's schema",
+  },
+  file_unwritable: {
+    status: 500,
+    title:
+      "A file or folder the command writes cannot be written: a file in the way, a full or read-only disk",
+  },
   not_found: { status: 404, title: "No such resource" },
   project_not_empty: {
     status: 409,

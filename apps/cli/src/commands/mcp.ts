@@ -46,10 +46,10 @@ export default class Mcp extends KxmCommand {
       process.stdin.once("close", () => resolve());
     });
     await server.connect(transport);
-    process.stderr.write(
+    this.writeErrLine(
       agent === undefined
-        ? `kxm mcp: the hub at ${baseUrl} is not reachable yet; tools answer hub_unreachable until it is\n`
-        : `kxm mcp: serving ${agent.project} as ${agent.agentId} via ${baseUrl}\n`,
+        ? `kxm mcp: the hub at ${baseUrl} is not reachable yet; tools answer hub_unreachable until it is`
+        : `kxm mcp: serving ${agent.project} as ${agent.agentId} via ${baseUrl}`,
     );
     await closed;
     await server.close().catch(() => undefined);

@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { terminalJson, terminalLine, terminalText } from "../terminal-text.js";
 
 // `kxm memory brief` and `kxm memory revision` without oclif, for the SessionStart hook that runs the brief at
 // every session start. The commands in src/commands/memory/ stay the reference: this path prints the same bytes
@@ -51,7 +52,8 @@ export async function runMemoryFast(argv: readonly string[]): Promise<boolean> {
     if ((error as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND") return false;
     throw error;
   }
-  const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  // The same output boundary as base.ts: exact JSON never raw, human text without escapes or controls.
+  const print = (value: unknown) => process.stdout.write(terminalJson(value));
   try {
     const folder = flags.cwd === undefined ? process.cwd() : resolve(flags.cwd);
     if (flags.cwd !== undefined && !(await isFolder(folder)))
@@ -61,7 +63,7 @@ export async function runMemoryFast(argv: readonly string[]): Promise<boolean> {
       const { deliverableFacts, renderBrief } = lib as BriefLib;
       const facts = await deliverableFacts(root);
       const text = renderBrief(facts);
-      if (!flags.json) process.stdout.write(`${text}\n`);
+      if (!flags.json) process.stdout.write(`${terminalText(text)}\n`);
       else {
         const listed = facts.map(({ id, scope, kind, summary, file }) => ({
           id,
@@ -75,12 +77,12 @@ export async function runMemoryFast(argv: readonly string[]): Promise<boolean> {
     } else {
       const revision = await (lib as RevisionLib).computeMemoryRevision(root);
       if (flags.json) print({ revision });
-      else process.stdout.write(`${revision}\n`);
+      else process.stdout.write(`${terminalText(revision)}\n`);
     }
   } catch (error) {
     if (error instanceof Usage) {
       if (flags.json) print({ error: { code: "invalid_usage", message: error.message } });
-      else process.stderr.write(`${error.message}\nSee: kxm ${name} --help\n`);
+      else process.stderr.write(`${terminalLine(error.message)}\nSee: kxm ${name} --help\n`);
       process.exitCode = EXIT.usage;
       return true;
     }
@@ -90,7 +92,7 @@ export async function runMemoryFast(argv: readonly string[]): Promise<boolean> {
       : `unexpected error: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}`;
     const code = known ? error.code : "internal_error";
     if (flags.json) print({ error: { code, message } });
-    else process.stderr.write(`${name} failed: ${message}\n`);
+    else process.stderr.write(`${terminalLine(`${name} failed: ${message}`)}\n`);
     process.exitCode = EXIT.failed;
   }
   return true;

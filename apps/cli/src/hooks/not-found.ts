@@ -1,4 +1,5 @@
 import type { Hook } from "@oclif/core";
+import { terminalJson, terminalLine } from "../terminal-text.js";
 
 // An unknown command is a usage error like any other (exit 2, one line and a pointer to the help, or the error as
 // JSON on stdout with --json), and it names the closest command or topic when one is near enough to be a typo.
@@ -45,10 +46,10 @@ const hook: Hook<"command_not_found"> = async function (options) {
   const argv = options.argv ?? [];
   const end = argv.indexOf("--");
   if ((end === -1 ? argv : argv.slice(0, end)).includes("--json")) {
-    process.stdout.write(`${JSON.stringify({ error: { code: "invalid_usage", message } }, null, 2)}\n`);
+    process.stdout.write(terminalJson({ error: { code: "invalid_usage", message } }));
   } else {
     const help = suggestion === undefined ? "kxm --help" : `kxm ${suggestion} --help`;
-    process.stderr.write(`${message}\nSee: ${help}\n`);
+    process.stderr.write(`${terminalLine(message)}\nSee: ${terminalLine(help)}\n`);
   }
   return this.exit(2);
 };

@@ -98,7 +98,7 @@ export default class ContextWikiLint extends KxmCommand {
     }
     for (const found of findings) this.say(formatFinding(found));
     if (errors > 0) {
-      process.stderr.write(`context wiki-lint failed: ${tally}\n`);
+      this.writeErrLine(`context wiki-lint failed: ${tally}`);
       return this.exit(EXIT.failed);
     }
     this.say(`Wiki of ${records.project}: ${tally}.`);

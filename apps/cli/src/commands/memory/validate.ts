@@ -30,9 +30,9 @@ export default class MemoryValidate extends KxmCommand {
     }
     if (this.jsonEnabled()) this.logJson(result);
     else {
-      for (const problem of problems) process.stderr.write(`${formatMemoryProblem(problem)}\n`);
-      process.stderr.write(
-        `memory validate failed: ${plural(problems.length, "problem")} in ${plural(files.length, "file")}\n`,
+      for (const problem of problems) this.writeErrLine(formatMemoryProblem(problem));
+      this.writeErrLine(
+        `memory validate failed: ${plural(problems.length, "problem")} in ${plural(files.length, "file")}`,
       );
     }
     return this.exit(EXIT.failed);

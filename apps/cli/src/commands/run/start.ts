@@ -85,9 +85,7 @@ export default class RunStart extends KxmCommand {
         this.logJson(status);
       } else {
         for (const line of statusLines(status).slice(1)) this.say(line);
-        process.stderr.write(
-          `run start failed: run ${status.runId} ${status.status}: ${status.reason ?? "-"}\n`,
-        );
+        this.writeErrLine(`run start failed: run ${status.runId} ${status.status}: ${status.reason ?? "-"}`);
       }
       return this.exit(EXIT.failed);
     } finally {

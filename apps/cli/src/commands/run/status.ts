@@ -1,6 +1,6 @@
-import type { RunStatus } from "@kxm/runtime-dispatch";
+import type { BrokenRun, RunStatus } from "@kxm/runtime-dispatch";
 import { Args } from "@oclif/core";
-import { KxmCommand } from "../../base.js";
+import { EXIT, KxmCommand } from "../../base.js";
 import { statusLines } from "../../run-output.js";
 
 export default class RunStatusCommand extends KxmCommand {
@@ -8,7 +8,9 @@ export default class RunStatusCommand extends KxmCommand {
   static override description =
     "Reads .kxm/runs/. With a run id: the run's status (succeeded, failed, cancelled, running, interrupted when " +
     "its process is gone, or pending) and each step's status, outcome, duration, reason and missing evidence. " +
-    "Without: one line per run, newest first. --json prints the status object, or {runs: [...]}.";
+    "Without: one line per run, newest first, and one line on stderr per broken run (a run.json, outcome.json or " +
+    "step result that is not JSON or does not match its schema) naming the run and the file; any broken run makes " +
+    "the exit code 1. --json prints the status object, or {runs: [...], broken: [{runId, code, problem}]}.";
   static override examples = [
     "<%= config.bin %> <%= command.id %>",
     "<%= config.bin %> <%= command.id %> run_3f2a9c1d7e44",
@@ -18,7 +20,7 @@ export default class RunStatusCommand extends KxmCommand {
     "run-id": Args.string({ description: "The run's id; omit it to list every run" }),
   };
 
-  async run(): Promise<RunStatus | { runs: RunStatus[] }> {
+  async run(): Promise<RunStatus | { runs: RunStatus[]; broken: BrokenRun[] }> {
     const { args, flags } = await this.parse(RunStatusCommand);
     const root = await this.projectRoot(flags.cwd);
     const dispatch = await import("@kxm/runtime-dispatch");
@@ -27,14 +29,20 @@ export default class RunStatusCommand extends KxmCommand {
       for (const line of statusLines(status)) this.say(line);
       return status;
     }
-    const runs = await dispatch.listRunStatuses(root);
-    if (runs.length === 0) this.say("No runs.");
+    const { runs, broken } = await dispatch.scanRuns(root);
+    if (runs.length === 0 && broken.length === 0) this.say("No runs.");
     for (const run of runs) {
       const done = run.steps.filter((step) => step.status === "completed").length;
       this.say(
         `${run.runId}  ${run.workflow}  ${run.status}  ${run.createdAt}  ${done}/${run.steps.length} steps`,
       );
     }
-    return { runs };
+    if (broken.length === 0) return { runs, broken };
+    // The good runs are listed all the same; each broken one is named on stderr (with --json, in `broken` on
+    // stdout, stderr empty), and the command fails.
+    if (this.jsonEnabled()) this.logJson({ runs, broken });
+    else
+      for (const run of broken) this.writeErrLine(`run status: run ${run.runId} is broken: ${run.problem}`);
+    return this.exit(EXIT.failed);
   }
 }

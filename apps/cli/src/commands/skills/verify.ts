@@ -36,9 +36,7 @@ export default class SkillsVerify extends KxmCommand {
       return this.exit(EXIT.failed);
     }
     const failed = skills.filter((skill) => !skill.ok).length;
-    process.stderr.write(
-      `skills verify failed: ${failed} of ${skills.length} promoted skills do not verify\n`,
-    );
+    this.writeErrLine(`skills verify failed: ${failed} of ${skills.length} promoted skills do not verify`);
     return this.exit(EXIT.failed);
   }
 }
