@@ -53,6 +53,10 @@ export const ERROR_CATALOGUE = {
   },
   payload_too_large: { status: 413, title: "The request body is over 256 KiB" },
   rate_limited: { status: 429, title: "Too many requests for this credential" },
+  database_path_unusable: {
+    status: 500,
+    title: "The database path cannot hold a SQLite file (kernel file system, folder, too long, read-only)",
+  },
   internal_error: { status: 500, title: "An unexpected failure inside KXM" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
