@@ -93,7 +93,9 @@ describe("kxm hub serve stops within its bound", () => {
     expect(events(served.stderr())).toEqual(
       expect.arrayContaining(["hub_stopping", "hub_connections_cut", "hub_stopped"]),
     );
-    expect(served.stderr()).toContain("after cutting 1 connection(s) still busy at the end of the 1500 ms grace");
+    expect(served.stderr()).toContain(
+      "after cutting 1 connection(s) still busy at the end of the 1500 ms grace",
+    );
     expect(served.stderr()).not.toMatch(STACK_FRAME);
   });
 
@@ -163,7 +165,11 @@ describe("kxm hub serve refuses a database path that cannot hold a database", ()
     ["a path that is a folder", join(dir, "folder.db"), /it is a folder/],
     ["a device", "/dev/null", /it is not a regular file/],
     ["a name over 255 bytes", join(dir, `${"n".repeat(256)}.db`), /NAME_MAX/],
-    ["a path over PATH_MAX", join(dir, ...Array.from({ length: 25 }, () => "p".repeat(200)), "x.db"), /PATH_MAX/],
+    [
+      "a path over PATH_MAX",
+      join(dir, ...Array.from({ length: 25 }, () => "p".repeat(200)), "x.db"),
+      /PATH_MAX/,
+    ],
   ];
   test.for(cases)("%s", async ([, path, reason]) => {
     const started = performance.now();

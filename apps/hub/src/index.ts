@@ -15,8 +15,8 @@ export {
   exitIfStuck,
   type HubStopped,
   PURGE_INTERVAL_MS,
-  SHUTDOWN_MARGIN_MS,
   type ServeHubOptions,
   type ServingHub,
+  SHUTDOWN_MARGIN_MS,
   serveHub,
 } from "./serve.js";

@@ -84,6 +84,8 @@ describe("a built hub process whose close never finishes", () => {
     expect(code).toBe(1);
     expect(at - sent).toBeGreaterThanOrEqual(500 + SHUTDOWN_MARGIN_MS - 100);
     expect(at - sent).toBeLessThan(500 + SHUTDOWN_MARGIN_MS + 3_000);
-    expect(events).toContainEqual(expect.objectContaining({ event: "hub_stop_forced", reason: "close_hung" }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ event: "hub_stop_forced", reason: "close_hung" }),
+    );
   }, 60_000);
 });

@@ -56,7 +56,8 @@ export function checkDatabasePath(file: string): string[] {
     } catch (error) {
       const code = errnoOf(error);
       // ENOTDIR: something above is a file; keep climbing to name it.
-      if (code !== "ENOENT" && code !== "ENOTDIR") throw unusable(file, `cannot inspect ${shown(path)} (${code})`);
+      if (code !== "ENOENT" && code !== "ENOTDIR")
+        throw unusable(file, `cannot inspect ${shown(path)} (${code})`);
     }
     if (path === file && kind !== undefined && kind !== "file")
       throw unusable(file, kind === "folder" ? "it is a folder" : "it is not a regular file");
