@@ -42,9 +42,11 @@ export interface ServingHub {
   readonly app: FastifyInstance;
   /**
    * Stops accepting connections and closes idle ones, lets requests in flight finish for `env.shutdownGraceMs`,
-   * then cuts the connections still open, and closes the database. Safe to call twice (one shared result).
+   * then cuts the connections still open, and closes the database. Safe to call twice.
    */
-  close(): Promise<HubStopped>;
+  close(): Promise<void>;
+  /** `close()`, resolving with how it went (the same shared close). */
+  stop(): Promise<HubStopped>;
 }
 
 function baseUrl(app: FastifyInstance): string {
@@ -135,7 +137,14 @@ export async function serveHub(options: ServeHubOptions): Promise<ServingHub> {
     adminAuth: env.authToken !== undefined,
     retentionDays: env.retentionDays,
   });
-  return { url, app: served, close };
+  return {
+    url,
+    app: served,
+    close: async () => {
+      await close();
+    },
+    stop: close,
+  };
 }
 
 const SOCKETS = new WeakMap<FastifyInstance, Set<Socket>>();

@@ -29,7 +29,7 @@ describe("serveHub closes within its grace period", () => {
     socket.write("Content-Length: 1000\r\n\r\n{");
     await new Promise((done) => setTimeout(done, 100));
     const started = performance.now();
-    expect(await served.close()).toEqual({ forced: true, connectionsCut: 1 });
+    expect(await served.stop()).toEqual({ forced: true, connectionsCut: 1 });
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     expect(performance.now() - started).toBeLessThan(3_000);
   });
@@ -38,7 +38,7 @@ describe("serveHub closes within its grace period", () => {
     const env = readHubEnv({ KXM_PORT: "0" }, dir);
     const served = await serveHub({ env, logger: false, handleSignals: false });
     await fetch(`${served.url}/v1/health`);
-    expect(await served.close()).toEqual({ forced: false, connectionsCut: 0 });
+    expect(await served.stop()).toEqual({ forced: false, connectionsCut: 0 });
   });
 
   test("KXM_SHUTDOWN_GRACE_MS is validated", () => {

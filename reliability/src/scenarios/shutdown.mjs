@@ -202,9 +202,8 @@ export default {
       });
       const sent = performance.now();
       child.kill("SIGTERM");
-      const [code] = /** @type {[number | null]} */ (
-        await new Promise((resolve) => child.once("exit", (...a) => resolve(a)))
-      );
+      /** @type {number | null} */
+      const code = await new Promise((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
       const ms = performance.now() - sent;
       if (!out.includes('"hub_stop_forced"')) notes.push("the hung-close hub did not log hub_stop_forced");
       hangs.push({ kind: "a close that never resolves", expected: 1, code, ms });

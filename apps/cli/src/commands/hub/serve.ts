@@ -81,7 +81,7 @@ export default class HubServe extends KxmCommand {
     const signal = await stopped;
     logger.info({ event: "hub_stopping", signal, graceMs: env.shutdownGraceMs });
     exitIfStuck(env.shutdownGraceMs + SHUTDOWN_MARGIN_MS, logger);
-    const { forced, connectionsCut } = await hub.close();
+    const { forced, connectionsCut } = await hub.stop();
     if (!forced) {
       this.say(`kxm hub stopped (${signal})`);
       return;
