@@ -96,6 +96,11 @@ export async function serveHub(options: ServeHubOptions): Promise<ServingHub> {
   const close = (): Promise<HubStopped> => {
     closing ??= (async () => {
       clearInterval(timer);
+      // After a signal the handlers stay, so that a second one exits at once; a close by call removes them.
+      if (!signalled) {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
+      }
       let stopped: HubStopped;
       try {
         stopped = await closeWithin(served, env.shutdownGraceMs);
