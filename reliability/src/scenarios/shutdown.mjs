@@ -288,7 +288,11 @@ export default {
       probe.socket.destroy();
     }
     // Every acknowledged write is in the file the next process opens.
-    const again = await startHubProcess({ dbPath, adminToken: ADMIN, env: { KXM_LOG_LEVEL: "silent" } });
+    const again = await startHubProcess({
+      dbPath,
+      adminToken: ADMIN,
+      env: { KXM_LOG_LEVEL: "silent", KXM_RATE_LIMIT: "1000000" },
+    });
     let kept = 0;
     for (const stateKey of acknowledged) {
       const history = await call(again.url, "GET", `/v1/projects/stopping/state/${stateKey}/history`, {
