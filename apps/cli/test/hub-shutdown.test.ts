@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { describe, expect, test, vi } from "vitest";
+import { afterAll, describe, expect, test, vi } from "vitest";
 import { BIN, baseEnv, expectFailureLine, kxm, STACK_FRAME, tempDir } from "./support/cli.js";
 
 // `kxm hub serve` as a process manager sees it: a bad database path fails at once, and SIGTERM ends the process
@@ -15,6 +15,13 @@ const ADMIN_TOKEN = "test-admin-token-fedcba9876543210";
 const GRACE_MS = 1_500;
 // SHUTDOWN_MARGIN_MS (2 s) plus room for a busy machine to deliver the signal and reap the process.
 const BOUND_MS = GRACE_MS + 2_000 + 1_500;
+
+// A test that fails or times out must not leave its hub running.
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
 
 interface Served {
   child: ChildProcess;
@@ -35,6 +42,7 @@ function serve(dir: string, graceMs = GRACE_MS): Promise<Served> {
       }),
       stdio: ["ignore", "pipe", "pipe"],
     });
+    children.push(child);
     let stdout = "";
     let stderr = "";
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((done) =>
