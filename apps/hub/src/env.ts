@@ -4,6 +4,9 @@ import { DEFAULT_RETENTION_DAYS } from "@kxm/state-store";
 import { z } from "zod";
 import { parseOrigin } from "./origin.js";
 
+/** How long a stopping hub lets requests in flight finish before it closes their connections. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
 /** Where the hub keeps its database when `KXM_DB_PATH` is unset, relative to the working folder. */
 export const DEFAULT_DB_PATH = ".kxm/state/kxm.db";
 
@@ -33,6 +36,8 @@ const EnvSchema = z.object({
   KXM_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   /** Requests per minute per credential (or per address without one). */
   KXM_RATE_LIMIT: integer(1, 1_000_000).default(600),
+  /** Milliseconds a stopping hub lets requests in flight finish before it cuts their connections. */
+  KXM_SHUTDOWN_GRACE_MS: integer(0, 600_000).default(DEFAULT_SHUTDOWN_GRACE_MS),
   /** Browser origins `/mcp` accepts besides loopback ones: comma-separated `scheme://host[:port]`. */
   KXM_MCP_ALLOWED_ORIGINS: z
     .string()
@@ -61,6 +66,7 @@ const RULES: Readonly<Record<keyof z.input<typeof EnvSchema>, string>> = {
   KXM_RETENTION_DAYS: "must be a whole number of days from 1 to 36500",
   KXM_LOG_LEVEL: `must be one of ${LOG_LEVELS.join(", ")}`,
   KXM_RATE_LIMIT: "must be a whole number of requests per minute from 1 to 1000000",
+  KXM_SHUTDOWN_GRACE_MS: "must be a whole number of milliseconds from 0 to 600000",
   KXM_MCP_ALLOWED_ORIGINS: "must be comma-separated origins such as https://app.example.com (no path)",
 };
 
@@ -76,6 +82,8 @@ export interface HubEnv {
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** Requests per minute per credential. */
   readonly rateLimit: number;
+  /** Milliseconds a stopping hub waits for requests in flight before it cuts their connections. */
+  readonly shutdownGraceMs: number;
   /** Origins `/mcp` accepts besides loopback ones (`KXM_MCP_ALLOWED_ORIGINS`), each as `URL.origin` gives it. */
   readonly mcpAllowedOrigins: readonly string[];
 }
@@ -108,6 +116,7 @@ export function readHubEnv(
     retentionDays: env.KXM_RETENTION_DAYS,
     logLevel: env.KXM_LOG_LEVEL,
     rateLimit: env.KXM_RATE_LIMIT,
+    shutdownGraceMs: env.KXM_SHUTDOWN_GRACE_MS,
     mcpAllowedOrigins: env.KXM_MCP_ALLOWED_ORIGINS,
   };
 }

@@ -9,6 +9,14 @@ export {
   purgeExpired,
 } from "./app.js";
 export { ADMIN_ACTOR } from "./auth.js";
-export { DEFAULT_DB_PATH, type HubEnv, readHubEnv } from "./env.js";
+export { DEFAULT_DB_PATH, DEFAULT_SHUTDOWN_GRACE_MS, type HubEnv, readHubEnv } from "./env.js";
 export { PROBLEM_CONTENT_TYPE } from "./problems.js";
-export { PURGE_INTERVAL_MS, type ServeHubOptions, type ServingHub, serveHub } from "./serve.js";
+export {
+  exitIfStuck,
+  type HubStopped,
+  PURGE_INTERVAL_MS,
+  type ServeHubOptions,
+  type ServingHub,
+  SHUTDOWN_MARGIN_MS,
+  serveHub,
+} from "./serve.js";

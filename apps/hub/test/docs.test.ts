@@ -45,7 +45,7 @@ describe("the hub's configuration is documented", () => {
     (match) => match[1]!,
   );
 
-  test("env.ts reads the eight variables", () => {
+  test("env.ts reads the nine variables", () => {
     expect([...new Set(variables)].sort()).toEqual(
       [
         "KXM_AUTH_TOKEN",
@@ -56,6 +56,7 @@ describe("the hub's configuration is documented", () => {
         "KXM_PORT",
         "KXM_RATE_LIMIT",
         "KXM_RETENTION_DAYS",
+        "KXM_SHUTDOWN_GRACE_MS",
       ].sort(),
     );
   });

@@ -69,6 +69,10 @@ export const ERROR_CATALOGUE = {
   },
   headers_too_large: { status: 431, title: "The request line and headers are over 16 KiB" },
   rate_limited: { status: 429, title: "Too many requests for this credential" },
+  database_path_unusable: {
+    status: 500,
+    title: "The database path cannot hold a SQLite file (kernel file system, folder, too long, read-only)",
+  },
   internal_error: { status: 500, title: "An unexpected failure inside KXM" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

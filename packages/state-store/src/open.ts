@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { isKxmError, KxmError } from "@kxm/contract";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
+import { checkDatabasePath, makeFolders } from "./db-path.js";
 import { applyMigrations } from "./migrations.js";
 import { SqliteKxmStore } from "./sqlite/store.js";
 import type { KxmStore } from "./types.js";
@@ -38,9 +39,15 @@ function tighten(path: string, mode: number): void {
  * not, is the store's own: it becomes 0700 and gets a `.gitignore` of `*`. A folder the store did not create
  * elsewhere (a database put at a repository's root, say) is left alone, so that no ignore file hides other files.
  */
-function prepareFolder(folder: string): void {
+function prepareFolder(file: string, missing: readonly string[]): void {
+  const folder = dirname(file);
   const created = !existsSync(folder);
-  mkdirSync(dirname(folder), { recursive: true });
+  // Folders above the store's own get the default mode, as `mkdir -p` gives them.
+  makeFolders(
+    file,
+    missing.filter((path) => path !== folder),
+    0o777,
+  );
   // Another process opening the same new file may make the folder first: it is the store's own all the same.
   if (created) ignoreExisting(() => mkdirSync(folder, { mode: STATE_DIR_MODE }));
   const own = created || (basename(folder) === "state" && basename(dirname(folder)) === ".kxm");
@@ -72,7 +79,10 @@ function prepareFiles(file: string): void {
 /**
  * Opens (or creates) the SQLite database at `options.path` and applies the package's migrations: WAL journal,
  * foreign keys on, a 5 s busy timeout, `synchronous=NORMAL`. Several processes may open one file at once. Throws
- * `internal_error`, naming the file, when it is not a database, cannot be opened, or holds a newer schema. The
+ * `database_path_unusable`, before creating anything, when the path cannot hold a database (a NUL byte, over
+ * PATH_MAX or NAME_MAX, a folder or special file, a file where a folder must be, a kernel file system such as
+ * /proc, a read-only mount); `internal_error`, naming the file, when it is not a database, cannot be opened, or
+ * holds a newer schema. The
  * database, its `-wal` and `-shm` are 0600; its folder, when the store made it or it is `.kxm/state`, is 0700 and
  * holds a `.gitignore` of `*`.
  */
@@ -80,7 +90,7 @@ export function openStore(options: OpenStoreOptions): KxmStore {
   const file = resolve(options.path);
   let sqlite: Database.Database | undefined;
   try {
-    prepareFolder(dirname(file));
+    prepareFolder(file, checkDatabasePath(file));
     prepareFiles(file);
     sqlite = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     sqlite.pragma("journal_mode = WAL");

@@ -1,15 +1,20 @@
 import { resolve } from "node:path";
 import { isKxmError, KxmError } from "@kxm/contract";
 import { Flags } from "@oclif/core";
-import { KxmCommand, UsageError } from "../../base.js";
+import { EXIT, KxmCommand, UsageError } from "../../base.js";
 
 export default class HubServe extends KxmCommand {
   static override summary = "Run the hub until SIGINT or SIGTERM.";
   static override description =
     "Starts the hub, prints the URL it listens on, and serves until it receives SIGINT (Ctrl-C) or SIGTERM, then " +
-    "stops taking requests, lets those in flight finish, closes the database and exits 0. The environment " +
+    "stops taking connections, lets requests in flight finish for KXM_SHUTDOWN_GRACE_MS (default 10000), closes " +
+    "the database and exits 0. Connections still busy at the end of the grace period are cut and it exits 1; if " +
+    "closing hangs it exits 1 two seconds after the grace period; a second signal exits at once (130 or 143). " +
+    "A database path that cannot hold a database (under /proc or /sys, a folder, too long, read-only) is " +
+    "refused at once with database_path_unusable. The environment " +
     "configures it (KXM_AUTH_TOKEN, KXM_DB_PATH, KXM_HOST, KXM_PORT, KXM_RETENTION_DAYS, KXM_LOG_LEVEL, " +
-    "KXM_RATE_LIMIT); --host, --port and --db override their variables. A relative database path is resolved " +
+    "KXM_RATE_LIMIT, KXM_SHUTDOWN_GRACE_MS); --host, --port and --db override their variables. A relative " +
+    "database path is resolved " +
     "against --cwd (or the current folder). Without KXM_AUTH_TOKEN every admin route answers 503 " +
     "admin_auth_not_configured. The hub's JSON log lines go to stderr; with --json, stdout holds only {url}.";
   static override examples = [
@@ -33,7 +38,7 @@ export default class HubServe extends KxmCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(HubServe);
     const folder = await this.workingFolder(flags.cwd);
-    const { readHubEnv, serveHub } = await import("@kxm/hub");
+    const { checkDatabasePath, readHubEnv } = await import("@kxm/hub/preflight");
     let env: ReturnType<typeof readHubEnv>;
     try {
       env = readHubEnv(process.env, folder);
@@ -47,6 +52,13 @@ export default class HubServe extends KxmCommand {
       ...(flags.port === undefined ? {} : { port: flags.port }),
       ...(flags.db === undefined ? {} : { dbPath: resolve(folder, flags.db) }),
     };
+    // A path that cannot hold a database fails here, before the seconds it takes to load the server.
+    try {
+      checkDatabasePath(env.dbPath);
+    } catch (error) {
+      throw withCode(error);
+    }
+    const { exitIfStuck, SHUTDOWN_MARGIN_MS, serveHub } = await import("@kxm/hub");
     // The hub's JSON log lines go to stderr, so stdout holds only what this command prints.
     const { pino } = await import("pino");
     const logger = pino({ level: env.logLevel }, pino.destination({ dest: 2, sync: true }));
@@ -55,7 +67,7 @@ export default class HubServe extends KxmCommand {
     try {
       hub = await serveHub({ env, logger, handleSignals: false });
     } catch (error) {
-      throw listenError(error, env.host, env.port);
+      throw listenError(withCode(error), env.host, env.port);
     }
     if (this.jsonEnabled()) this.logJson({ url: hub.url });
     else {
@@ -67,8 +79,18 @@ export default class HubServe extends KxmCommand {
       }
     }
     const signal = await stopped;
-    await hub.close();
-    this.say(`kxm hub stopped (${signal})`);
+    logger.info({ event: "hub_stopping", signal, graceMs: env.shutdownGraceMs });
+    exitIfStuck(env.shutdownGraceMs + SHUTDOWN_MARGIN_MS, logger);
+    const { forced, connectionsCut } = await hub.stop();
+    if (!forced) {
+      this.say(`kxm hub stopped (${signal})`);
+      return;
+    }
+    process.stderr.write(
+      `kxm hub stopped (${signal}) after cutting ${connectionsCut} connection(s) still busy at the end of the ` +
+        `${env.shutdownGraceMs} ms grace period\n`,
+    );
+    this.exit(EXIT.failed);
   }
 }
 
@@ -77,13 +99,23 @@ function stopSignal(): Promise<NodeJS.Signals> {
   return new Promise((done) => {
     let received = false;
     const onSignal = (signal: NodeJS.Signals) => {
-      if (received) process.exit(signal === "SIGINT" ? 130 : 143);
+      if (received) {
+        process.stderr.write(`kxm hub: a second ${signal} while stopping; exiting at once\n`);
+        process.exit(signal === "SIGINT" ? 130 : 143);
+      }
       received = true;
       done(signal);
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
+}
+
+/** The code joins the line, so that a process manager's log says why the hub did not start. */
+function withCode(error: unknown): unknown {
+  if (isKxmError(error) && error.code === "database_path_unusable")
+    return new KxmError(error.code, `${error.message} (${error.code})`);
+  return error;
 }
 
 /** A port in use or an address that cannot be bound is an expected failure, not a bug. */
