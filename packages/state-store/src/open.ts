@@ -72,7 +72,8 @@ function prepareFiles(file: string): void {
 /**
  * Opens (or creates) the SQLite database at `options.path` and applies the package's migrations: WAL journal,
  * foreign keys on, a 5 s busy timeout, `synchronous=NORMAL`. Several processes may open one file at once. Throws
- * `internal_error`, naming the file, when it is not a database, cannot be opened, or holds a newer schema. The
+ * `internal_error`, naming the file, when it is not a database or cannot be opened, and `database_schema_newer`
+ * when a newer KXM migrated it. The
  * database, its `-wal` and `-shm` are 0600; its folder, when the store made it or it is `.kxm/state`, is 0700 and
  * holds a `.gitignore` of `*`.
  */
