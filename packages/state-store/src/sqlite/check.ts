@@ -17,9 +17,12 @@ export interface CheckOptions {
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/** SQLite's integrity messages may span lines ("row 3 missing from index …\n…"): a problem is one line. */
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+
 /** The SQLite failure in one line, for a problem message. */
 function reason(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown failure";
+  return oneLine(error instanceof Error ? error.message : String(error));
 }
 
 /** The migration level of an open connection: the recorded migrations against those this build knows. */
@@ -93,7 +96,7 @@ export function checkSqliteStore(path: string, options: CheckOptions = {}): Stor
       string,
       string
     >[];
-    const lines = messages.map((row) => String(Object.values(row)[0]));
+    const lines = messages.map((row) => oneLine(String(Object.values(row)[0])));
     integrityOk = lines.length === 1 && lines[0] === "ok";
     if (!integrityOk) for (const line of lines) damaged(`${file}: ${pragma}: ${line}`);
     const violations = sqlite.pragma("foreign_key_check") as { table: string; parent: string }[];
