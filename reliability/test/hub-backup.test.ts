@@ -25,7 +25,11 @@ function folder(): string {
 }
 
 async function serve(dbPath: string): Promise<HubProcess> {
-  const hub = await startHubProcess({ dbPath, adminToken: ADMIN, env: { KXM_LOG_LEVEL: "silent" } });
+  const hub = await startHubProcess({
+    dbPath,
+    adminToken: ADMIN,
+    env: { KXM_LOG_LEVEL: "silent", KXM_RATE_LIMIT: "1000000" },
+  });
   hubs.push(hub);
   return hub;
 }
