@@ -59,16 +59,19 @@ describe("kxm hub backup while a hub process serves writes", () => {
     const key = await projectWithAgent(hub.url, ADMIN, "demo");
     const writers = steadyWriters(hub.url, key, "demo", { writers: 4 });
     while (writers.acknowledged.length < 300) await new Promise((done) => setTimeout(done, 20));
-    const before = writers.acknowledged.slice();
+    const launched = writers.acknowledged.length;
     const backup = await kxm(["hub", "backup", join(dir, "copy.db"), "--db", live, "--json"]);
     const during = writers.acknowledged.length;
     await new Promise((done) => setTimeout(done, 100));
     await writers.stop();
     expect(backup.code, backup.stderr).toBe(0);
+    const result = JSON.parse(backup.stdout);
+    // The writes whose 201 arrived before the command started its backup: each must be in the copy.
+    const before = writers.acknowledged.filter((write) => write.at < Date.parse(result.startedAt));
+    expect(before.length).toBeGreaterThanOrEqual(launched);
     // Writes kept being acknowledged while the backup ran: the hub was not blocked.
     expect(writers.acknowledged.length).toBeGreaterThan(during);
     expect(during).toBeGreaterThan(before.length);
-    const result = JSON.parse(backup.stdout);
     expect(result.file).toBe(join(dir, "copy.db"));
     expect(result.check.healthy).toBe(true);
     expect(statSync(join(dir, "copy.db")).mode & 0o777).toBe(0o600);

@@ -9,7 +9,8 @@ import { CLI } from "./paths.mjs";
 
 /**
  * @typedef {object} Writers
- * @property {{ key: string, proposalId: string }[]} acknowledged every proposal the hub answered 201 to, in order
+ * @property {{ key: string, proposalId: string, at: number }[]} acknowledged every proposal the hub answered 201
+ *   to, in order, with when the answer arrived (`Date.now()`)
  * @property {() => Promise<void>} stop stops writing and resolves when every writer has finished
  */
 
@@ -22,7 +23,7 @@ import { CLI } from "./paths.mjs";
  * @returns {Writers}
  */
 export function steadyWriters(url, key, project, options = {}) {
-  /** @type {{ key: string, proposalId: string }[]} */
+  /** @type {{ key: string, proposalId: string, at: number }[]} */
   const acknowledged = [];
   let stopped = false;
   const writer = async (/** @type {number} */ w) => {
@@ -32,7 +33,8 @@ export function steadyWriters(url, key, project, options = {}) {
         token: key,
         body: proposal(stateKey, `Value ${n} written by writer ${w} while backups run`),
       });
-      if (answer.status === 201) acknowledged.push({ key: stateKey, proposalId: answer.json.proposalId });
+      if (answer.status === 201)
+        acknowledged.push({ key: stateKey, proposalId: answer.json.proposalId, at: Date.now() });
       else throw new Error(`a proposal was answered ${answer.status}: ${answer.text.slice(0, 200)}`);
     }
   };

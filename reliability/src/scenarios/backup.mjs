@@ -45,7 +45,7 @@ export default {
     }
     progress(`seeded ${count(seedRows)} proposals`);
     const writers = steadyWriters(hub.url, key, PROJECT, { writers: WRITERS });
-    /** @type {{ copy: string, before: { key: string, proposalId: string }[] }[]} */
+    /** @type {{ copy: string, before: { key: string, proposalId: string, at: number }[] }[]} */
     const taken = [];
     /** @type {number[]} */
     const durations = [];
@@ -55,12 +55,15 @@ export default {
       // While the writers write: only the backups, one after another.
       for (let b = 0; b < backups; b += 1) {
         await new Promise((done) => setTimeout(done, 50 + Math.floor(next() * 150)));
-        const before = writers.acknowledged.slice();
+        const launched = writers.acknowledged.length;
         const copy = join(scratch, `copy-${b}.db`);
         const backup = await kxm(["hub", "backup", copy, "--db", live, "--json"]);
         if (backup.code !== 0) throw new Error(`kxm hub backup exited ${backup.code}: ${backup.stderr}`);
-        writtenDuring += writers.acknowledged.length - before.length;
         const result = JSON.parse(backup.stdout);
+        // The writes whose 201 arrived before the command started its backup must all be in the copy.
+        const startedAt = Date.parse(result.startedAt);
+        const before = writers.acknowledged.filter((write) => write.at < startedAt);
+        writtenDuring += writers.acknowledged.length - launched;
         durations.push(result.durationMs);
         bytes = result.bytes;
         taken.push({ copy, before });

@@ -11,7 +11,8 @@ export default class HubBackup extends KxmCommand {
     "temporary file beside <file>, checked (integrity_check, foreign keys, migration level) and only then renamed " +
     "to <file>, mode 0600, as one self-contained file (no -wal). Refused (backup_refused), with nothing written: " +
     "<file> exists (unless --force), its folder is missing or is a file, or it is the database or its -wal or " +
-    "-shm. --json prints {file, source, bytes, durationMs, check}.";
+    "-shm. --json prints {file, source, startedAt, bytes, durationMs, check}; every write acknowledged before " +
+    "startedAt is in the copy.";
   static override examples = [
     "<%= config.bin %> <%= command.id %> backups/kxm-$(date -u +%Y%m%dT%H%M%SZ).db",
     "<%= config.bin %> <%= command.id %> /srv/backups/kxm.db --db /srv/kxm/state/kxm.db --force --json",
@@ -24,12 +25,14 @@ export default class HubBackup extends KxmCommand {
     force: Flags.boolean({ description: "Replace <file> if it exists" }),
   };
 
-  async run(): Promise<BackupResult & { source: string }> {
+  async run(): Promise<BackupResult & { source: string; startedAt: string }> {
     const { args, flags } = await this.parse(HubBackup);
     const folder = await this.workingFolder(flags.cwd);
     const source = await hubDatabasePath(flags.db, folder);
     const { resolve } = await import("node:path");
     const { backupSqliteStore } = await import("@kxm/state-store");
+    // Every write acknowledged before this moment is in the copy: the backup's one read transaction starts later.
+    const startedAt = new Date().toISOString();
     const result = await backupSqliteStore({
       from: source,
       to: resolve(folder, args.file),
@@ -40,6 +43,6 @@ export default class HubBackup extends KxmCommand {
       `Backed up ${source} to ${result.file} (${size(result.bytes)}, ${rows} rows, ` +
         `${Math.round(result.durationMs)} ms); the copy passed integrity_check`,
     );
-    return { ...result, source };
+    return { ...result, source, startedAt };
   }
 }
