@@ -149,7 +149,7 @@ export default {
       ],
       notes: [
         "The backup time is the copy and its check inside `kxm hub backup`, without the CLI's start-up.",
-        "Damage that lands only in a page's free space is invisible to any check, so each damaged copy has 8 pages hit.",
+        "Damage that lands only in a page's free space, or inside a text value, is invisible to integrity_check (SQLite keeps no page checksums), so each damaged copy has 8 pages hit; a copy whose hits all land in text passes.",
       ],
     };
   },
