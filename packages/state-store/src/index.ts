@@ -29,6 +29,7 @@ export type {
 export const DEFAULT_RETENTION_DAYS = 90;
 export type {
   BackupResult,
+  ChecksumCheck,
   MigrationLevel,
   MigrationState,
   RestoreResult,

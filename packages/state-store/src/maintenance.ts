@@ -28,6 +28,23 @@ export interface StoreProblem {
   readonly message: string;
 }
 
+/**
+ * A file against the checksum manifest beside it (`<file>.sha256`, which `kxm hub backup` writes). `verified`: the
+ * bytes are those recorded; `mismatch`: they are not (or the manifest holds no checksum), a `database_damaged`
+ * problem; `missing`: no manifest, nothing to verify (a live database never has one).
+ */
+export interface ChecksumCheck {
+  readonly state: "verified" | "mismatch" | "missing";
+  /** The manifest's path, whether or not it exists. */
+  readonly manifest: string;
+  /** The SHA-256 the manifest records (undefined when missing, or when it holds none). */
+  readonly expected?: string | undefined;
+  /** The file's SHA-256, computed only when there is a manifest. */
+  readonly actual?: string | undefined;
+  /** When the backup that wrote the manifest started. */
+  readonly startedAt?: string | undefined;
+}
+
 /** What a read-only check found. `healthy` is true when `problems` is empty. */
 export interface StoreCheck {
   readonly file: string;
@@ -40,6 +57,8 @@ export interface StoreCheck {
   /** Rows per table (drizzle's own migration table left out); empty when the file could not be read. */
   readonly rows: Readonly<Record<string, number>>;
   readonly bytes: number;
+  /** The file against its checksum manifest, when the engine has files (SQLite). */
+  readonly checksum?: ChecksumCheck | undefined;
   readonly problems: readonly StoreProblem[];
 }
 
@@ -51,6 +70,10 @@ export interface BackupResult {
   readonly durationMs: number;
   /** The copy's check: always healthy, or no file would be there. */
   readonly check: StoreCheck;
+  /** The checksum manifest written beside the copy (`<file>.sha256`). */
+  readonly manifest: string;
+  /** The copy's SHA-256, as the manifest records it. */
+  readonly sha256: string;
 }
 
 export interface RestoreResult {
@@ -60,4 +83,6 @@ export interface RestoreResult {
   readonly keptAs: string | undefined;
   /** The restored copy's check. */
   readonly check: StoreCheck;
+  /** The backup against its manifest: `verified`, or `missing` (restored with a warning); a mismatch is refused. */
+  readonly backupChecksum: ChecksumCheck;
 }

@@ -1,11 +1,14 @@
 // Backup, check and restore on real SQLite files. The concurrent case (a hub process writing while a backup runs)
 // is apps/cli/test/hub-backup.test.ts; here the refusals and what the check finds.
+import { execFileSync } from "node:child_process";
 import {
   closeSync,
   copyFileSync,
   existsSync,
   openSync,
   readdirSync,
+  readFileSync,
+  renameSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -281,6 +284,127 @@ describe("restoreSqliteStore", () => {
       await rejection(restoreSqliteStore({ backup: join(dir, "none"), to: target, now })),
       "not_found",
     );
+    expect(leftovers(dir)).toEqual([]);
+  });
+});
+
+/** Changes one letter of `needle` where it is stored in `file`: the page stays well formed, only the text differs. */
+function damageText(file: string, needle: string): void {
+  const bytes = readFileSync(file);
+  const offset = bytes.indexOf(Buffer.from(needle));
+  expect(offset, `${needle} is in ${file}`).toBeGreaterThan(0);
+  const fd = openSync(file, "r+");
+  try {
+    writeSync(fd, Buffer.from("X"), 0, 1, offset);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe("the checksum manifest beside a backup", () => {
+  const now = new Date("2026-12-02T01:30:45.123Z");
+
+  test("is written 0600 in the sha256sum format, with when the backup started, and sha256sum -c accepts it", async () => {
+    const { file } = await seeded(3);
+    const dir = tempDir();
+    const dest = join(dir, "copy.db");
+    const result = await backupSqliteStore({ from: file, to: dest, startedAt: "2026-12-02T01:00:00.000Z" });
+    expect(result.manifest).toBe(`${dest}.sha256`);
+    expect(statSync(result.manifest).mode & 0o777).toBe(0o600);
+    const text = readFileSync(result.manifest, "utf8");
+    expect(text).toMatch(/^# startedAt: 2026-12-02T01:00:00.000Z$/m);
+    expect(text.trimEnd().split("\n").at(-1)).toBe(`${result.sha256}  copy.db`);
+    expect(
+      execFileSync("sha256sum", ["-c", "--strict", "copy.db.sha256"], { cwd: dir, encoding: "utf8" }),
+    ).toBe("copy.db: OK\n");
+    expect(result.check.checksum?.state).toBe("verified");
+    expect(checkSqliteStore(dest).checksum).toMatchObject({
+      state: "verified",
+      startedAt: "2026-12-02T01:00:00.000Z",
+    });
+    expect(leftovers(dir)).toEqual([]);
+  });
+
+  test("catches damage inside a text value, which integrity_check passes", async () => {
+    const { file, store } = await seeded(3);
+    await store.proposeState(
+      guideProposal({ key: "text", summary: "Needle-in-the-haystack value" }),
+      at(T0, 9),
+    );
+    const dir = tempDir();
+    const dest = join(dir, "copy.db");
+    await backupSqliteStore({ from: file, to: dest });
+    damageText(dest, "Needle-in-the-haystack");
+    // Without its manifest the damaged copy passes every SQLite check: this is what the manifest is for.
+    renameSync(`${dest}.sha256`, join(dir, "aside.sha256"));
+    const blind = checkSqliteStore(dest);
+    expect(blind.integrity.ok).toBe(true);
+    expect(blind.healthy).toBe(true);
+    expect(blind.checksum?.state).toBe("missing");
+
+    renameSync(join(dir, "aside.sha256"), `${dest}.sha256`);
+    const check = checkSqliteStore(dest);
+    expect(check.integrity.ok).toBe(true);
+    expect(check.healthy).toBe(false);
+    expect(check.checksum?.state).toBe("mismatch");
+    expect(check.problems).toHaveLength(1);
+    expect(check.problems[0]?.code).toBe("database_damaged");
+    expect(check.problems[0]?.message).toContain(dest);
+    expect(check.problems[0]?.message).not.toContain("\n");
+  });
+
+  test("a copy without one is healthy with nothing to verify, and restores with backupChecksum missing", async () => {
+    const { file, store } = await seeded(3);
+    await store.close();
+    const dir = tempDir();
+    const plain = join(dir, "plain.db");
+    copyFileSync(file, plain);
+    const check = checkSqliteStore(plain);
+    expect(check.healthy).toBe(true);
+    expect(check.checksum).toEqual({ state: "missing", manifest: `${plain}.sha256` });
+    // The live database has none either, and that is no problem.
+    expect(checkSqliteStore(file).checksum?.state).toBe("missing");
+    const restored = await restoreSqliteStore({ backup: plain, to: join(dir, "r", "kxm.db"), now });
+    expect(restored.backupChecksum.state).toBe("missing");
+  });
+
+  test("one that does not match (another copy's, or no checksum line) is damage, and restore refuses", async () => {
+    const { file, store } = await seeded(3);
+    const dir = tempDir();
+    const older = join(dir, "older.db");
+    await backupSqliteStore({ from: file, to: older });
+    await store.proposeState(guideProposal({ key: "more", summary: "After the first copy" }), at(T0, 9));
+    const newer = join(dir, "newer.db");
+    await backupSqliteStore({ from: file, to: newer });
+    // What a backup interrupted between its two renames leaves: the new manifest beside the previous copy.
+    copyFileSync(`${newer}.sha256`, `${older}.sha256`);
+    const mismatch = checkSqliteStore(older);
+    expect(mismatch.checksum?.state).toBe("mismatch");
+    expect(mismatch.problems.map((problem) => problem.code)).toEqual(["database_damaged"]);
+    expect(mismatch.problems[0]?.message).toMatch(/does not match/);
+
+    const target = join(dir, "target", "kxm.db");
+    const error = await rejection(restoreSqliteStore({ backup: older, to: target, now }));
+    expectCode(error, "database_damaged");
+    expect(error.message).toContain(older);
+    expect(existsSync(target)).toBe(false);
+
+    writeFileSync(`${newer}.sha256`, "# nothing else\n");
+    expect(checkSqliteStore(newer).problems[0]?.message).toMatch(/holds no sha256 line/);
+    expect(leftovers(dir)).toEqual([]);
+  });
+
+  test("a manifest already there is refused without force and replaced with it, with its copy", async () => {
+    const { file } = await seeded(2);
+    const dir = tempDir();
+    const dest = join(dir, "copy.db");
+    writeFileSync(`${dest}.sha256`, "someone's file\n");
+    const error = await rejection(backupSqliteStore({ from: file, to: dest }));
+    expectCode(error, "backup_refused");
+    expect(existsSync(dest)).toBe(false);
+    expect(readFileSync(`${dest}.sha256`, "utf8")).toBe("someone's file\n");
+    await backupSqliteStore({ from: file, to: dest, force: true });
+    expect(checkSqliteStore(dest).checksum?.state).toBe("verified");
     expect(leftovers(dir)).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import {
   settleCopy,
   temporaryBeside,
 } from "./files.js";
+import { manifestPath, sha256OfFile, writeManifest } from "./manifest.js";
 
 export interface BackupOptions {
   /** The live database. */
@@ -24,6 +25,8 @@ export interface BackupOptions {
   readonly to: string;
   /** Replace a file already at `to`. */
   readonly force?: boolean;
+  /** Recorded in the manifest: when the caller started the backup (the store reads no clock). */
+  readonly startedAt?: string;
   /** Called as pages are copied. */
   readonly onProgress?: (progress: { totalPages: number; remainingPages: number }) => void;
 }
@@ -37,10 +40,14 @@ const ALL_PAGES = 0x7fffffff;
  * never blocks writers, and one step never restarts because of them, so the copy is the database as of the moment
  * the step began (every write acknowledged before then is in it). The copy is written to a temporary 0600 file
  * beside `to`, put in rollback journal mode (one self-contained file), checked (`integrity_check`, foreign keys,
- * migration level not ahead) and only then renamed to `to`; a failure removes the temporary file.
+ * migration level not ahead), its SHA-256 written to a temporary manifest, and only then both are renamed into
+ * place: the manifest to `<to>.sha256` first, then the copy to `to`. A failure between the two leaves a manifest
+ * that does not match what is at `to` (the previous copy, or nothing), which `checkSqliteStore` reports as
+ * damaged: never a new copy beside a stale manifest that passes. A failure removes the temporary files.
  *
  * Refuses (`backup_refused`, nothing written) a `to` that exists without `force`, whose folder is missing or is a
- * file, that is a folder, or that is the database itself or its -wal or -shm; `not_found` when there is no
+ * file, that is a folder, whose manifest `<to>.sha256` exists without `force`, or that is the database itself or
+ * its -wal or -shm; `not_found` when there is no
  * database at `from`; `database_damaged` or `database_schema_newer` when the copy fails its check.
  */
 export async function backupSqliteStore(options: BackupOptions): Promise<BackupResult> {
@@ -51,7 +58,11 @@ export async function backupSqliteStore(options: BackupOptions): Promise<BackupR
     throw new KxmError("not_found", `no database at ${from}`);
   refuseLiveFile(to, from, "the backup destination");
   refuseDestination(to, options.force === true, "the backup destination");
+  const manifest = manifestPath(to);
+  refuseLiveFile(manifest, from, "the backup manifest");
+  refuseDestination(manifest, options.force === true, "the backup manifest");
   const temporary = temporaryBeside(to);
+  let temporaryManifest: string | undefined;
   try {
     const source = new Database(from, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
     try {
@@ -72,34 +83,60 @@ export async function backupSqliteStore(options: BackupOptions): Promise<BackupR
       source.close();
     }
     settleCopy(temporary, from);
-    const check = checkSqliteStore(temporary);
+    const check = checkSqliteStore(temporary, { noChecksum: true });
     const problem = check.problems[0];
     if (problem !== undefined) {
       throw new KxmError(problem.code, `the copy of ${from} failed its check: ${problem.message}`);
     }
-    if (options.force === true) renameSync(temporary, to);
-    else {
-      // A link fails if another process made `to` since the refusal check: never replace a file unasked.
+    // Hashed after the check: the check only reads, and the copy is final once out of WAL mode.
+    const sha256 = sha256OfFile(temporary);
+    temporaryManifest = temporaryBeside(manifest);
+    writeManifest(temporaryManifest, to, sha256, {
+      source: from,
+      startedAt: options.startedAt,
+      bytes: check.bytes,
+      migrationsApplied: check.migrations.applied,
+    });
+    if (options.force === true) {
+      renameSync(temporaryManifest, manifest);
+      renameSync(temporary, to);
+    } else {
+      // A link fails if another process made the file since the refusal check: never replace a file unasked.
+      placeNew(temporaryManifest, manifest, "the backup manifest");
       try {
-        linkSync(temporary, to);
+        placeNew(temporary, to, "the backup destination");
       } catch (error) {
-        if ((error as { code?: unknown }).code === "EEXIST")
-          throw new KxmError(
-            "backup_refused",
-            `the backup destination ${to} already exists; --force replaces it`,
-          );
+        rmSync(manifest, { force: true });
         throw error;
       }
-      rmSync(temporary);
     }
     fsyncPath(dirname(to));
     return {
       file: to,
       bytes: statSync(to).size,
       durationMs: performance.now() - started,
-      check: { ...check, file: to },
+      check: {
+        ...check,
+        file: to,
+        checksum: { state: "verified", manifest, expected: sha256, actual: sha256 },
+      },
+      manifest,
+      sha256,
     };
   } finally {
     removeTemporary(temporary);
+    if (temporaryManifest !== undefined) rmSync(temporaryManifest, { force: true });
   }
+}
+
+/** Links `temporary` to the new name `target` and removes it; `backup_refused` if `target` appeared meanwhile. */
+function placeNew(temporary: string, target: string, what: string): void {
+  try {
+    linkSync(temporary, target);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "EEXIST")
+      throw new KxmError("backup_refused", `${what} ${target} already exists; --force replaces it`);
+    throw error;
+  }
+  rmSync(temporary);
 }

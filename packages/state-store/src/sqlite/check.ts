@@ -6,6 +6,7 @@ import { KxmError } from "@kxm/contract";
 import Database from "better-sqlite3";
 import type { MigrationLevel, StoreCheck, StoreProblem } from "../maintenance.js";
 import { knownMigrations, MIGRATIONS_TABLE } from "../migrations.js";
+import { verifyManifest } from "./manifest.js";
 
 /** At most this many integrity messages are reported: a badly damaged file yields thousands. */
 const INTEGRITY_MESSAGES = 20;
@@ -13,6 +14,8 @@ const INTEGRITY_MESSAGES = 20;
 export interface CheckOptions {
   /** `quick_check` in place of `integrity_check`: much faster on a large file, skips index contents. */
   readonly quick?: boolean;
+  /** Skip the checksum manifest (a temporary copy, which has none yet). */
+  readonly noChecksum?: boolean;
 }
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -60,7 +63,8 @@ function rowCounts(sqlite: Database.Database): Record<string, number> {
 
 /**
  * Checks the SQLite store at `path` without changing it: `integrity_check` (or `quick_check`), `foreign_key_check`,
- * the migration level and the rows per table. Every finding is a problem with a catalogue code; the file is never
+ * the migration level, the rows per table and, when a checksum manifest (`<path>.sha256`) is beside it, its SHA-256
+ * against the manifest's: the one check that sees damage inside a text value. Every finding is a problem with a catalogue code; the file is never
  * migrated, so a database a newer KXM wrote is reported (`database_schema_newer`), not refused. Throws `not_found`
  * when there is no file at `path`.
  */
@@ -126,6 +130,14 @@ export function checkSqliteStore(path: string, options: CheckOptions = {}): Stor
   } finally {
     sqlite?.close();
   }
+  const checksum = options.noChecksum === true ? undefined : verifyManifest(file);
+  if (checksum?.state === "mismatch") {
+    damaged(
+      checksum.expected === undefined
+        ? `${file}: its manifest ${checksum.manifest} holds no sha256 line`
+        : `${file}: sha256 ${checksum.actual} does not match ${checksum.expected} in ${checksum.manifest}`,
+    );
+  }
   return {
     file,
     healthy: problems.length === 0,
@@ -134,6 +146,7 @@ export function checkSqliteStore(path: string, options: CheckOptions = {}): Stor
     migrations,
     rows,
     bytes,
+    checksum,
     problems,
   };
 }

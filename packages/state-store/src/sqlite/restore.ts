@@ -76,8 +76,9 @@ function takeExclusively(file: string): Database.Database | undefined {
 }
 
 /**
- * Restores the backup at `options.backup` as the database `options.to`. The backup is checked first
- * (`database_damaged`, `database_schema_newer`: nothing changes), then copied with SQLite's backup API to a
+ * Restores the backup at `options.backup` as the database `options.to`. The backup is checked first, against its
+ * checksum manifest too when one is beside it (`database_damaged`, `database_schema_newer`: nothing changes; a
+ * backup without a manifest is restored, and `backupChecksum` says `missing` so the caller can warn), then copied with SQLite's backup API to a
  * temporary 0600 file beside `to` and checked again. A database already at `to` needs `force`; it is taken with
  * an exclusive lock (`database_in_use` while any process, such as a serving hub, has it open), its WAL folded in
  * and its -wal and -shm removed, then renamed to `<to>.before-restore-<stamp>` and the copy renamed into its place.
@@ -89,10 +90,12 @@ export async function restoreSqliteStore(options: RestoreOptions): Promise<Resto
   if (!statSync(backup, { throwIfNoEntry: false })?.isFile())
     throw new KxmError("not_found", `no backup at ${backup}`);
   refuseLiveFile(backup, to, "the backup");
+  // The manifest, when there is one, is verified here: a mismatch is a problem like any other damage.
   const verified = checkSqliteStore(backup);
   const problem = verified.problems[0];
   if (problem !== undefined)
     throw new KxmError(problem.code, `the backup failed its check: ${problem.message}`);
+  const backupChecksum = verified.checksum ?? { state: "missing", manifest: `${backup}.sha256` };
   try {
     mkdirSync(dirname(to), { recursive: true, mode: STATE_DIR_MODE });
   } catch (error) {
@@ -116,7 +119,7 @@ export async function restoreSqliteStore(options: RestoreOptions): Promise<Resto
       source.close();
     }
     settleCopy(temporary, backup);
-    const check = checkSqliteStore(temporary);
+    const check = checkSqliteStore(temporary, { noChecksum: true });
     const copyProblem = check.problems[0];
     if (copyProblem !== undefined)
       throw new KxmError(copyProblem.code, `the restored copy failed its check: ${copyProblem.message}`);
@@ -124,7 +127,7 @@ export async function restoreSqliteStore(options: RestoreOptions): Promise<Resto
       linkSync(temporary, to);
       rmSync(temporary);
       fsyncPath(dirname(to));
-      return { file: to, keptAs: undefined, check: { ...check, file: to } };
+      return { file: to, keptAs: undefined, check: { ...check, file: to }, backupChecksum };
     }
     const lock = takeExclusively(to);
     const keptAs = keptName(to, options.now);
@@ -138,7 +141,7 @@ export async function restoreSqliteStore(options: RestoreOptions): Promise<Resto
     } finally {
       lock?.close();
     }
-    return { file: to, keptAs, check: { ...check, file: to } };
+    return { file: to, keptAs, check: { ...check, file: to }, backupChecksum };
   } finally {
     removeTemporary(temporary);
   }

@@ -9,9 +9,11 @@ export default class HubBackup extends KxmCommand {
     "Makes a consistent copy of the database with SQLite's online backup API: hubs keep serving and writing " +
     "while it runs, and the copy holds every write acknowledged before it began. The copy is written to a " +
     "temporary file beside <file>, checked (integrity_check, foreign keys, migration level) and only then renamed " +
-    "to <file>, mode 0600, as one self-contained file (no -wal). Refused (backup_refused), with nothing written: " +
-    "<file> exists (unless --force), its folder is missing or is a file, or it is the database or its -wal or " +
-    "-shm. --json prints {file, source, startedAt, bytes, durationMs, check}; every write acknowledged before " +
+    "to <file>, mode 0600, as one self-contained file (no -wal), with a checksum manifest <file>.sha256 beside it " +
+    "(0600, the sha256sum format, so `sha256sum -c <file>.sha256` verifies it too; `kxm hub check` and restore " +
+    "verify it). The manifest is renamed into place before the copy. Refused (backup_refused), with nothing written: " +
+    "<file> or <file>.sha256 exists (unless --force), its folder is missing or is a file, or it is the database or its -wal or " +
+    "-shm. --json prints {file, source, startedAt, bytes, durationMs, check, manifest, sha256}; every write acknowledged before " +
     "startedAt is in the copy.";
   static override examples = [
     "<%= config.bin %> <%= command.id %> backups/kxm-$(date -u +%Y%m%dT%H%M%SZ).db",
@@ -37,12 +39,14 @@ export default class HubBackup extends KxmCommand {
       from: source,
       to: resolve(folder, args.file),
       force: flags.force,
+      startedAt,
     });
     const rows = Object.values(result.check.rows).reduce((sum, n) => sum + n, 0);
     this.say(
       `Backed up ${source} to ${result.file} (${size(result.bytes)}, ${rows} rows, ` +
         `${Math.round(result.durationMs)} ms); the copy passed integrity_check`,
     );
+    this.say(`Its sha256 is in ${result.manifest}`);
     return { ...result, source, startedAt };
   }
 }
