@@ -1,12 +1,24 @@
 // `kxm hub backup`, `check` and `restore` against a real hub process serving writes: the built CLI in child
 // processes (run `pnpm exec turbo run build` first), real SQLite files in temp folders.
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, test } from "vitest";
 import { corruptPages, kxm, proposalIdsIn, seeded, steadyWriters } from "../src/lib/backup-load.mjs";
-import { call, projectWithAgent } from "../src/lib/http.mjs";
+import { call, projectWithAgent, proposal } from "../src/lib/http.mjs";
 import { type HubProcess, startHubProcess } from "../src/lib/hub-process.mjs";
 
 const ADMIN = "backup-test-admin-token-0123456789";
@@ -75,7 +87,7 @@ describe("kxm hub backup while a hub process serves writes", () => {
     expect(result.file).toBe(join(dir, "copy.db"));
     expect(result.check.healthy).toBe(true);
     expect(statSync(join(dir, "copy.db")).mode & 0o777).toBe(0o600);
-    expect(readdirSync(dir).sort()).toEqual(["copy.db", "live"]);
+    expect(readdirSync(dir).sort()).toEqual(["copy.db", "copy.db.sha256", "live"]);
 
     const check = await kxm(["hub", "check", "--db", join(dir, "copy.db")]);
     expect(check.code, check.stderr).toBe(0);
@@ -185,6 +197,56 @@ describe("kxm hub check", () => {
     await expect(serve(join(dir, "newer.db"))).rejects.toThrow(/newer/);
     // The check wrote nothing: the live database is checked while served, and stays healthy.
     expect((await kxm(["hub", "check", "--db", live, "--quick"])).code).toBe(0);
+  }, 90_000);
+
+  test("a backup's checksum manifest catches damage inside a text value; a copy without one only warns", async () => {
+    const dir = folder();
+    const live = join(dir, "kxm.db");
+    const hub = await serve(live);
+    const key = await projectWithAgent(hub.url, ADMIN, "demo");
+    const made = await call(hub.url, "POST", "/v1/projects/demo/state/proposals", {
+      token: key,
+      body: proposal("needle", "Needle-in-the-haystack value"),
+    });
+    expect(made.status).toBe(201);
+    const copy = join(dir, "b.db");
+    const backup = await kxm(["hub", "backup", copy, "--db", live, "--json"]);
+    expect(backup.code, backup.stderr).toBe(0);
+    const result = JSON.parse(backup.stdout);
+    expect(result.manifest).toBe(`${copy}.sha256`);
+    expect(readFileSync(result.manifest, "utf8")).toContain(`# startedAt: ${result.startedAt}`);
+    const verified = await kxm(["hub", "check", "--db", copy]);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/checksum: matches its manifest/);
+
+    // One letter of a text value changed: the b-tree is intact, so integrity_check alone passes it.
+    const bytes = readFileSync(copy);
+    const fd = openSync(copy, "r+");
+    writeSync(fd, Buffer.from("X"), 0, 1, bytes.indexOf(Buffer.from("Needle-in-the-haystack")));
+    closeSync(fd);
+    const caught = await kxm(["hub", "check", "--db", copy]);
+    expect(caught.code).toBe(1);
+    expect(caught.stdout).toMatch(/integrity_check: ok/);
+    const lines = caught.stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^hub check: database_damaged: .*b\.db: sha256 [0-9a-f]{64} does not match/);
+    expect(lines[0]).toContain(copy);
+    const caughtJson = JSON.parse((await kxm(["hub", "check", "--db", copy, "--json"])).stdout);
+    expect(caughtJson.checksum).toMatchObject({ state: "mismatch", expected: result.sha256 });
+    const target = join(dir, "restored", "kxm.db");
+    const refused = await kxm(["hub", "restore", copy, "--db", target, "--json"]);
+    expect(jsonCode(refused)).toBe("database_damaged");
+    expect(existsSync(target)).toBe(false);
+
+    // The same damaged copy without its manifest: nothing to verify, and restore goes ahead with a warning.
+    renameSync(`${copy}.sha256`, join(dir, "aside"));
+    const blind = await kxm(["hub", "check", "--db", copy, "--json"]);
+    expect(blind.code).toBe(0);
+    expect(JSON.parse(blind.stdout).checksum.state).toBe("missing");
+    expect((await kxm(["hub", "check", "--db", copy])).stdout).toMatch(/no checksum to verify/);
+    const warned = await kxm(["hub", "restore", copy, "--db", target]);
+    expect(warned.code, warned.stderr).toBe(0);
+    expect(warned.stderr).toMatch(/^hub restore: warning: no checksum to verify: /);
   }, 90_000);
 
   test("every refusal of backup and restore is one line with a code and leaves no file", async () => {
