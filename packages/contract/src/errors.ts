@@ -73,6 +73,17 @@ export const ERROR_CATALOGUE = {
     status: 500,
     title: "The database path cannot hold a SQLite file (kernel file system, folder, too long, read-only)",
   },
+  backup_refused: {
+    status: 409,
+    title:
+      "A backup or restore would overwrite a file, write over the live database, or has nowhere to write",
+  },
+  database_in_use: { status: 409, title: "Another process, such as a serving hub, has the database open" },
+  database_damaged: {
+    status: 422,
+    title: "The file fails SQLite's integrity check or is not a KXM database",
+  },
+  database_schema_newer: { status: 409, title: "The database was migrated by a newer KXM than this one" },
   internal_error: { status: 500, title: "An unexpected failure inside KXM" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

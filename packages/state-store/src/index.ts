@@ -33,3 +33,16 @@ export type {
 
 /** How long superseded state, closed proposals and terminal runs are kept by default (behaviour.md 9.4). */
 export const DEFAULT_RETENTION_DAYS = 90;
+export type {
+  BackupResult,
+  ChecksumCheck,
+  MigrationLevel,
+  MigrationState,
+  RestoreResult,
+  StoreCheck,
+  StoreProblem,
+} from "./maintenance.js";
+// SQLite-only maintenance: a PostgreSQL store has its own tools (pg_dump, pg_restore) and does not offer these.
+export { type BackupOptions, backupSqliteStore } from "./sqlite/backup.js";
+export { type CheckOptions, checkSqliteStore } from "./sqlite/check.js";
+export { type RestoreOptions, restoreSqliteStore } from "./sqlite/restore.js";

@@ -8,8 +8,15 @@ import { readMigrationFiles } from "drizzle-orm/migrator";
 /** The committed migrations, beside `src/` and `dist/` alike. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../drizzle", import.meta.url));
 
+/** The migrations this build knows, oldest first: drizzle's `folderMillis` (its `created_at`) and SQL hash. */
+export function knownMigrations(): { millis: number; hash: string }[] {
+  return readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER })
+    .map((migration) => ({ millis: migration.folderMillis, hash: migration.hash }))
+    .sort((a, b) => a.millis - b.millis);
+}
+
 /** drizzle's record of applied migrations. */
-const MIGRATIONS_TABLE = "__drizzle_migrations";
+export const MIGRATIONS_TABLE = "__drizzle_migrations";
 const ATTEMPTS = 6;
 
 function sleepSync(ms: number): void {
@@ -57,12 +64,11 @@ function lastAppliedMillis(sqlite: Database.Database): number | undefined {
  * is then retried, and the retry finds nothing to do.
  */
 export function applyMigrations(db: BetterSQLite3Database, sqlite: Database.Database, file: string): void {
-  const known = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
-  const newestKnown = Math.max(0, ...known.map((migration) => migration.folderMillis));
+  const newestKnown = Math.max(0, ...knownMigrations().map((migration) => migration.millis));
   const applied = lastAppliedMillis(sqlite);
   if (applied !== undefined && applied > newestKnown) {
     throw new KxmError(
-      "internal_error",
+      "database_schema_newer",
       `database ${file} has a schema newer than this version of @kxm/state-store knows ` +
         `(migration ${applied} > ${newestKnown}); upgrade KXM to open it`,
     );

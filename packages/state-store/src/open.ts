@@ -81,8 +81,8 @@ function prepareFiles(file: string): void {
  * foreign keys on, a 5 s busy timeout, `synchronous=NORMAL`. Several processes may open one file at once. Throws
  * `database_path_unusable`, before creating anything, when the path cannot hold a database (a NUL byte, over
  * PATH_MAX or NAME_MAX, a folder or special file, a file where a folder must be, a kernel file system such as
- * /proc, a read-only mount); `internal_error`, naming the file, when it is not a database, cannot be opened, or
- * holds a newer schema. The
+ * /proc, a read-only mount); `internal_error`, naming the file, when it is not a database or cannot be opened;
+ * and `database_schema_newer` when a newer KXM migrated it. The
  * database, its `-wal` and `-shm` are 0600; its folder, when the store made it or it is `.kxm/state`, is 0700 and
  * holds a `.gitignore` of `*`.
  */

@@ -153,7 +153,7 @@ describe("migrations", () => {
     } catch (caught) {
       error = caught;
     }
-    expectKxmError(error, "internal_error");
+    expectKxmError(error, "database_schema_newer");
     expect((error as Error).message).toContain(file);
     expect((error as Error).message).toContain("newer");
   });
