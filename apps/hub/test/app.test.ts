@@ -15,6 +15,7 @@ describe("readHubEnv", () => {
       logLevel: "info",
       rateLimit: 600,
       mcpAllowedOrigins: [],
+      shutdownGraceMs: 10_000,
     });
   });
 
@@ -30,6 +31,7 @@ describe("readHubEnv", () => {
           KXM_LOG_LEVEL: "warn",
           KXM_RATE_LIMIT: "120",
           KXM_MCP_ALLOWED_ORIGINS: "https://app.example.com, http://10.0.0.5:8080",
+          KXM_SHUTDOWN_GRACE_MS: "2500",
         },
         "/srv/repo",
       ),
@@ -42,6 +44,7 @@ describe("readHubEnv", () => {
       logLevel: "warn",
       rateLimit: 120,
       mcpAllowedOrigins: ["https://app.example.com", "http://10.0.0.5:8080"],
+      shutdownGraceMs: 2_500,
     });
     expect(readHubEnv({ KXM_AUTH_TOKEN: "", KXM_PORT: "" }, "/r")).toMatchObject({
       authToken: undefined,
