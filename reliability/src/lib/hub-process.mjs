@@ -5,6 +5,12 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { CLI } from "./paths.mjs";
 
+/** Hubs still running: a scenario that throws (or a worker that exits) must not leave one behind. */
+const running = new Set();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 /**
  * @typedef {object} HubProcess
  * @property {string} url the base URL, such as http://127.0.0.1:40123
@@ -37,6 +43,8 @@ export async function startHubProcess(options) {
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   let stdout = "";
   let stderr = "";
   child.stderr?.setEncoding("utf8").on("data", (chunk) => {
