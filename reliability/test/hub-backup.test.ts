@@ -17,9 +17,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, test } from "vitest";
-import { corruptPages, kxm, proposalIdsIn, seeded, steadyWriters } from "../src/lib/backup-load.mjs";
+import { corruptPages, kxm, proposalIdsIn, steadyWriters } from "../src/lib/backup-load.mjs";
 import { call, projectWithAgent, proposal } from "../src/lib/http.mjs";
 import { type HubProcess, startHubProcess } from "../src/lib/hub-process.mjs";
+import { seededRandom } from "../src/lib/random.mjs";
 
 const ADMIN = "backup-test-admin-token-0123456789";
 const hubs: HubProcess[] = [];
@@ -166,7 +167,7 @@ describe("kxm hub check", () => {
     expect((await kxm(["hub", "backup", join(dir, "b.db"), "--db", live])).code).toBe(0);
 
     copyFileSync(join(dir, "b.db"), join(dir, "damaged.db"));
-    corruptPages(join(dir, "damaged.db"), seeded(7), 12);
+    corruptPages(join(dir, "damaged.db"), seededRandom(7), 12);
     const damaged = await kxm(["hub", "check", "--db", join(dir, "damaged.db")]);
     expect(damaged.code).toBe(1);
     const lines = damaged.stderr.trimEnd().split("\n");

@@ -112,15 +112,3 @@ export function corruptPages(file, next, pages = 8) {
     closeSync(fd);
   }
 }
-
-/** A small seeded generator (mulberry32), so that a run's choices repeat. @param {number} seed */
-export function seeded(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}

@@ -5,6 +5,7 @@
 // seed, so a failing request can be found again by its index.
 import fc from "fast-check";
 import { sample } from "openapi-sampler";
+import { seededRandom } from "./random.mjs";
 
 /** Marks a value that is request content: it must never appear in a log line or in an error answer. */
 export const CONTENT_CANARY = /CANARY-\d+-[a-z0-9]+/gi;
@@ -118,18 +119,6 @@ export function operationsOf(openapi) {
     }
   }
   return operations;
-}
-
-/** A small seeded generator (mulberry32). @param {number} seed @returns {() => number} */
-export function seededRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 /**

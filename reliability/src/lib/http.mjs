@@ -60,3 +60,6 @@ export const proposal = (key, summary) => ({
   confidence: "verified",
   evidenceRefs: ["pr:12"],
 });
+
+/** The admin token of every hub the suite starts (a scenario's own hub, never a real deployment). */
+export const ADMIN_TOKEN = "reliability-admin-token-0123456789abcdef";

@@ -3,6 +3,7 @@
 // look-alikes that must come back byte-identical. Everything is generated from a seed at run time, from each
 // secret's format: this file holds prefixes and shapes, never a literal secret, so that a secret scanner on the
 // repository's host has nothing to flag. Imported by the provenance test and the `secrets` scenario.
+import { seededRandom } from "./random.mjs";
 
 /**
  * @typedef {object} SecretCase
@@ -20,18 +21,6 @@
 
 /** The shortest run of a secret's characters that counts as a leak. */
 export const LEAK_RUN = 8;
-
-/** A small seeded generator (mulberry32): the same seed gives the same corpus. @param {number} seed */
-export function seededRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const LOWER = "abcdefghijklmnopqrstuvwxyz";

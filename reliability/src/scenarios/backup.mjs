@@ -7,12 +7,12 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { backupSqliteStore, checkSqliteStore, restoreSqliteStore } from "@kxm/state-store";
-import { corruptPages, kxm, proposalIdsIn, seeded, steadyWriters } from "../lib/backup-load.mjs";
-import { call, projectWithAgent, proposal } from "../lib/http.mjs";
+import { corruptPages, kxm, proposalIdsIn, steadyWriters } from "../lib/backup-load.mjs";
+import { ADMIN_TOKEN as ADMIN, call, projectWithAgent, proposal } from "../lib/http.mjs";
 import { startHubProcess } from "../lib/hub-process.mjs";
+import { seededRandom } from "../lib/random.mjs";
 import { count, percentile } from "../lib/stats.mjs";
 
-const ADMIN = "reliability-admin-token-0123456789abcdef";
 const WRITERS = 4;
 const PROJECT = "backups";
 const HUB_ENV = { KXM_LOG_LEVEL: "silent", KXM_RATE_LIMIT: "1000000" };
@@ -59,7 +59,7 @@ export default {
   async run({ short, seed, scratch, progress }) {
     const backups = short ? 5 : 20;
     const seedRows = short ? 500 : 5_000;
-    const next = seeded(seed);
+    const next = seededRandom(seed);
     /** Whether backup `b` goes through the built CLI (every one in the full form, the first in the short). */
     const viaCli = (/** @type {number} */ b) => !short || b === 0;
     const live = join(scratch, "live", "kxm.db");

@@ -8,24 +8,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cliCases, judge, limited, prepareProjects, runCase } from "../lib/cli-cases.mjs";
 import { refusingUrl, startFakeHub } from "../lib/fake-hubs.mjs";
-import { call } from "../lib/http.mjs";
+import { ADMIN_TOKEN as ADMIN, call } from "../lib/http.mjs";
 import { startHubProcess } from "../lib/hub-process.mjs";
+import { seededRandom } from "../lib/random.mjs";
 import { count } from "../lib/stats.mjs";
 
-const ADMIN = "reliability-admin-token-0123456789abcdef";
 const PARALLEL = 2;
-
-/** A small seeded generator (mulberry32), so that a run's variants repeat. @param {number} seed */
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 // What a hostile string is made of: every kind of sequence terminal-text.ts strips, and plain words between.
 const PIECES = [
@@ -74,7 +62,7 @@ export default {
   order: 60,
   async run({ short, seed, scratch, progress }) {
     const variants = short ? 12 : 200;
-    const next = random(seed);
+    const next = seededRandom(seed);
     const folders = prepareProjects(join(scratch, "projects"));
     const home = join(scratch, "home");
     mkdirSync(home, { recursive: true });

@@ -2,24 +2,12 @@
 // kill -9 while writing: a real hub process takes proposals from several concurrent writers and is killed with
 // SIGKILL at a random moment; a new process on the same file must still hold every proposal it acknowledged.
 import { join } from "node:path";
-import { call, projectWithAgent, proposal } from "../lib/http.mjs";
+import { ADMIN_TOKEN as ADMIN, call, projectWithAgent, proposal } from "../lib/http.mjs";
 import { startHubProcess } from "../lib/hub-process.mjs";
+import { seededRandom } from "../lib/random.mjs";
 import { count } from "../lib/stats.mjs";
 
-const ADMIN = "reliability-admin-token-0123456789abcdef";
 const WRITERS = 8;
-
-/** A small seeded generator (mulberry32), so that a run's kill moments repeat. @param {number} seed */
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** @type {import("../scenarios.mjs").Scenario} */
 export default {
@@ -28,7 +16,7 @@ export default {
   order: 80,
   async run({ short, seed, scratch, progress }) {
     const cycles = short ? 10 : 100;
-    const next = random(seed);
+    const next = seededRandom(seed);
     const dbPath = join(scratch, "kxm.db");
     /** @type {{ key: string, proposalId: string }[]} */
     const acknowledged = [];

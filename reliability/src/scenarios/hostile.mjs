@@ -8,12 +8,11 @@ import { join } from "node:path";
 import { emptyTally, isCatalogueProblem, judge, scanLog, sendHostile } from "../lib/hostile-judge.mjs";
 import { CREDENTIAL_KINDS, hostileRequests, operationsOf, VARIANT_KINDS } from "../lib/hostile-requests.mjs";
 import { setUpHostile } from "../lib/hostile-setup.mjs";
-import { call } from "../lib/http.mjs";
+import { ADMIN_TOKEN as ADMIN, call } from "../lib/http.mjs";
 import { startHubProcess } from "../lib/hub-process.mjs";
 import { malformedCases, onlyAnswer, sendRaw } from "../lib/malformed-http.mjs";
 import { count } from "../lib/stats.mjs";
 
-const ADMIN = "reliability-admin-token-0123456789abcdef";
 const CONCURRENCY = 8;
 /** The scenario measures answers, not the rate limiter: the highest limit KXM_RATE_LIMIT takes. */
 const RATE_LIMIT = "1000000";

@@ -4,7 +4,7 @@
 // Each process must see the others' writes before it assembles (decision 0006), so every packet holds at most one
 // current value per key, unless it flags the pair as a contradiction, and all processes answer the same bytes.
 import { join } from "node:path";
-import { call, projectWithAgent, proposal } from "../lib/http.mjs";
+import { ADMIN_TOKEN as ADMIN, call, projectWithAgent, proposal } from "../lib/http.mjs";
 import {
   catchUpDurations,
   expectCall,
@@ -14,7 +14,6 @@ import {
 } from "../lib/processes.mjs";
 import { count, percent, percentile } from "../lib/stats.mjs";
 
-const ADMIN = "reliability-admin-token-0123456789abcdef";
 const PROJECT = "processes";
 const KEY = "release.branch";
 const RACED = "deploy.window";

@@ -7,12 +7,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { LIMITS } from "@kxm/contract";
 import { redactSecrets } from "@kxm/provenance";
-import { call, projectWithAgent, proposal } from "../lib/http.mjs";
+import { ADMIN_TOKEN as ADMIN, call, projectWithAgent, proposal } from "../lib/http.mjs";
 import { startHubProcess } from "../lib/hub-process.mjs";
 import { leaked, SECRET_KINDS, scoreCorpus, secretCases } from "../lib/secrets-corpus.mjs";
 import { count, percent } from "../lib/stats.mjs";
 
-const ADMIN = "reliability-admin-token-0123456789abcdef";
 const RECALL_GOAL = 0.99;
 const FALSE_POSITIVE_GOAL = 0.01;
 

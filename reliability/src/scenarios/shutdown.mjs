@@ -9,13 +9,12 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SHUTDOWN_MARGIN_MS } from "@kxm/hub";
 import { openStore } from "@kxm/state-store";
-import { call, projectWithAgent, proposal } from "../lib/http.mjs";
+import { ADMIN_TOKEN as ADMIN, call, projectWithAgent, proposal } from "../lib/http.mjs";
 import { startHubProcess } from "../lib/hub-process.mjs";
 import { keepAliveClient } from "../lib/keepalive-client.mjs";
 import { CLI, ROOT } from "../lib/paths.mjs";
 import { count } from "../lib/stats.mjs";
 
-const ADMIN = "reliability-admin-token-0123456789abcdef";
 const GRACE_MS = 2_000;
 /** What a process manager may count on: the grace period, the hub's margin, and a second to deliver and reap. */
 const BOUND_MS = GRACE_MS + SHUTDOWN_MARGIN_MS + 1_000;

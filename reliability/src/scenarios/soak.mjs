@@ -4,13 +4,13 @@
 // a bounded time, then a read-only second half. Figures: errors other than the rate limiter's 429s, latency per
 // route kind, and the process's resident memory and open file descriptors over time.
 import { join } from "node:path";
-import { call, projectWithAgent, proposal } from "../lib/http.mjs";
+import { ADMIN_TOKEN as ADMIN, call, projectWithAgent, proposal } from "../lib/http.mjs";
 import { startHubProcess } from "../lib/hub-process.mjs";
 import { keepAliveClient } from "../lib/keepalive-client.mjs";
 import { fdKinds, mib, openFds, rssBytes } from "../lib/process-stats.mjs";
+import { seededRandom } from "../lib/random.mjs";
 import { count, percentile } from "../lib/stats.mjs";
 
-const ADMIN = "reliability-admin-token-0123456789abcdef";
 const PROJECTS = ["soak-a", "soak-b"];
 /** The growth the read-only second half may show: with nothing added, more than this is a leak. */
 const READ_HALF_GROWTH = 1.1;
@@ -20,18 +20,6 @@ const END_RATIO = 1.25;
 const ITEM_ALLOWANCE = 16 * 1024;
 /** Open descriptors may differ by this much between two moments under the same load (sockets come and go). */
 const FD_SLACK = 8;
-
-/** mulberry32, so that a run's mix of operations repeats. @param {number} seed */
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const WORDS = [
   "release",
@@ -60,7 +48,7 @@ export default {
     const warmupMs = short ? 6_000 : 30_000;
     const mixedMs = short ? 12_000 : 75_000;
     const readMs = short ? 12_000 : 75_000;
-    const next = random(seed);
+    const next = seededRandom(seed);
     const pick = (/** @type {readonly string[]} */ list) =>
       /** @type {string} */ (list[Math.floor(next() * list.length)]);
     const task = () => `${pick(WORDS)} ${pick(WORDS)} ${pick(WORDS)} for the next step`;
