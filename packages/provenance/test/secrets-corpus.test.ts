@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../../../reliability/src/lib/random.mjs";
 // The corpus is shared with the reliability suite's `secrets` scenario, which runs it over the built package.
 import {
   BENIGN_KINDS,
@@ -8,7 +9,6 @@ import {
   SECRET_KINDS,
   scoreCorpus,
   secretCases,
-  seededRandom,
 } from "../../../reliability/src/lib/secrets-corpus.mjs";
 import { REDACTED, redactSecrets } from "../src/index.js";
 
