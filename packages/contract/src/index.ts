@@ -22,6 +22,7 @@ export {
 export { type ContextItem, ContextItemSchema, type Provenance, ProvenanceSchema } from "./item.js";
 export { type JournalEntry, JournalEntrySchema, type JournalReview, JournalReviewSchema } from "./journal.js";
 export { LIMITS } from "./limits.js";
+export { compareCodeUnits } from "./order.js";
 export {
   type AssembledPacket,
   AssembledPacketSchema,
