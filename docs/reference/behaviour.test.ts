@@ -115,7 +115,9 @@ export function pointerProblems(file: string, text: string, page: string, pagePa
     if (fragment !== undefined && !anchors.has(fragment)) {
       problems.push(`${where}: the page has no anchor #${fragment}`);
     }
-    const rest = fragment === undefined ? after : after.slice(fragment.length + 1);
+    let rest = fragment === undefined ? after : after.slice(fragment.length + 1);
+    // A link's citations follow the link: `the [reference](../reference/behaviour.md), sections 4, 5 and 6`.
+    if (linked && rest.startsWith(")")) rest = rest.slice(1);
     for (const citation of citationsAfter(rest.replace(/^[`'"*]*(?:'s)?/, ""))) {
       if (!anchors.has(anchorOf(citation))) {
         problems.push(`${where}: the page has no ${anchorOf(citation).replaceAll("-", " ")}`);
@@ -200,6 +202,7 @@ describe("the pointer check itself", () => {
   it("accepts the page by its repository path, and a relative link that resolves to it", () => {
     const text = [
       "docs/reference/behaviour.md section 1, step 5",
+      "the [reference](../reference/behaviour.md), section 9 point 3",
       "[the reference](../reference/behaviour.md#section-9-point-3)",
       "[heading](../reference/behaviour.md#1-tokens)",
     ].join("\n");
@@ -221,12 +224,14 @@ describe("the pointer check itself", () => {
       "docs/reference/behaviour.md section 1, step 4",
       "docs/reference/behaviour.md 9.4",
       "[x](../reference/behaviour.md#section-7)",
+      "the [reference](../reference/behaviour.md), sections 1 and 2",
     ].join("\n");
     expect(pointerProblems("docs/guides/x.md", text, sample)).toEqual([
       "docs/guides/x.md:1: the page has no section 10",
       "docs/guides/x.md:2: the page has no section 1 step 4",
       "docs/guides/x.md:3: the page has no section 9 point 4",
       "docs/guides/x.md:4: the page has no anchor #section-7",
+      "docs/guides/x.md:5: the page has no section 2",
     ]);
   });
 });
