@@ -105,7 +105,8 @@ export function pointerProblems(file: string, text: string, page: string, pagePa
     const at = match.index;
     const line = text.slice(0, at).split("\n").length;
     const where = `${file}:${line}`;
-    const linked = text.slice(Math.max(0, at - 2), at) === "](" || text.slice(Math.max(0, at - 3), at) === "](<";
+    const linked =
+      text.slice(Math.max(0, at - 2), at) === "](" || text.slice(Math.max(0, at - 3), at) === "](<";
     const target = resolve(ROOT, dirname(file), `${prefix}${match[0].slice(prefix.length)}`);
     if (linked ? target !== pagePath : prefix !== "docs/reference/" && target !== pagePath) {
       problems.push(`${where}: "${match[0]}" is not docs/reference/behaviour.md`);
@@ -171,15 +172,19 @@ describe("docs/reference/behaviour.md", () => {
 
 describe("the pointer check itself", () => {
   const sample = [
-    "<a id=\"section-1\"></a>\n\n## 1. Tokens\n",
+    '<a id="section-1"></a>\n\n## 1. Tokens\n',
     '1. <a id="section-1-step-5"></a>Fold.\n',
-    "<a id=\"section-9\"></a>\n\n## 9. Departs\n",
+    '<a id="section-9"></a>\n\n## 9. Departs\n',
     '1. <a id="section-9-point-3"></a>Filter.\n',
   ].join("");
   const bare = ["behaviour", "md"].join(".");
 
   it("reads the citation forms the pointers use", () => {
-    expect(citationsAfter(" sections 4, 5 and 6).")).toEqual([{ section: 4 }, { section: 5 }, { section: 6 }]);
+    expect(citationsAfter(" sections 4, 5 and 6).")).toEqual([
+      { section: 4 },
+      { section: 5 },
+      { section: 6 },
+    ]);
     expect(citationsAfter(" sections 1 to 3. `pool-index.ts`")).toEqual([
       { section: 1 },
       { section: 2 },
@@ -210,7 +215,9 @@ describe("the pointer check itself", () => {
   });
 
   it("refuses a bare name, a link that resolves elsewhere, and a plain relative name that does", () => {
-    const text = [`see ${bare} section 1`, "[x](reference/behaviour.md)", "see reference/behaviour.md"].join("\n");
+    const text = [`see ${bare} section 1`, "[x](reference/behaviour.md)", "see reference/behaviour.md"].join(
+      "\n",
+    );
     expect(pointerProblems("docs/guides/x.md", text, sample)).toEqual([
       `docs/guides/x.md:1: "${bare}" is not docs/reference/behaviour.md`,
       'docs/guides/x.md:2: "reference/behaviour.md" is not docs/reference/behaviour.md',
