@@ -19,7 +19,20 @@ export {
   gitHeadCommit,
   readCommittedFiles,
 } from "./git.js";
-export { activeFacts, deliverableFacts, loadMemory, memoryDir, validateMemory } from "./load.js";
+export {
+  AUTHORED_MEMORY_PATHS,
+  authoredMemoryDirs,
+  CANDIDATES_FOLDER,
+  isMemoryCandidate,
+  KXM_DIR,
+  KXM_PATHS,
+  kxmDir,
+  memoryCandidatesDir,
+  memoryDir,
+  promotedSkillsDir,
+  skillsDir,
+} from "./layout.js";
+export { activeFacts, deliverableFacts, loadMemory, validateMemory } from "./load.js";
 export {
   checkMemoryFile,
   formatMemoryProblem,
