@@ -57,9 +57,8 @@ beforeAll(() => {
 });
 
 describe("what is published", () => {
-  test("the published packages are exactly packages/* and apps/*, and they are the one fixed group", () => {
-    const underPackagesOrApps = workspace.filter(({ folder }) => /^(packages|apps)\//.test(folder));
-    expect(published()).toEqual(underPackagesOrApps);
+  test("the published packages are the ten under packages/ and apps/, and they are the one fixed group", () => {
+    for (const { folder } of published()) expect(folder).toMatch(/^(packages|apps)\//);
     expect(published()).toHaveLength(10);
     expect(config.fixed).toHaveLength(1);
     expect([...config.fixed[0]!].sort()).toEqual(
@@ -69,9 +68,11 @@ describe("what is published", () => {
     );
   });
 
-  test("every other workspace package is private", () => {
-    const others = workspace.filter(({ folder }) => !/^(packages|apps)\//.test(folder));
-    expect(others.length).toBeGreaterThan(0);
+  test("every workspace package outside the fixed group is private", () => {
+    const others = workspace.filter(({ manifest }) => !config.fixed[0]!.includes(manifest.name));
+    expect(others.map(({ folder }) => folder)).toEqual(
+      expect.arrayContaining(["bench", "docs/examples", "reliability"]),
+    );
     for (const { folder, manifest } of others) expect(manifest.private, folder).toBe(true);
   });
 
