@@ -29,7 +29,9 @@ function exportedNames(): string[] {
 /** Every name `src/client.ts` (the `@kxm/contract/client` subpath) declares as an export. */
 function clientNames(): string[] {
   return [
-    ...CLIENT.matchAll(/^export\s+(?:declare\s+)?(?:const|function|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/gm),
+    ...CLIENT.matchAll(
+      /^export\s+(?:declare\s+)?(?:const|function|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/gm,
+    ),
   ].map(([, name = ""]) => name);
 }
 
