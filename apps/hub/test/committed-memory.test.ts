@@ -1,6 +1,6 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createHubClient } from "@kxm/contract";
+import { createHubClient } from "@kxm/contract/client";
 import { computeMemoryRevision, gitDirectories, promoteSkill, proposeSkill } from "@kxm/memory-git";
 import { afterEach, describe, expect, test } from "vitest";
 import { readHubEnv, serveHub } from "../src/index.js";

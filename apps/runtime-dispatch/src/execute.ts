@@ -351,6 +351,7 @@ async function runStep(
     prompt: rendered.prompt,
     promptFile: promptPath,
     cwd: root,
+    // biome-ignore lint/style/noProcessEnv: passed through to the agent (less WITHHELD_ENV), not read.
     env: agentEnv(options.env ?? process.env, run, step, attempt, promptPath),
     outputFile: stepFile(root, run.runId, step.id, attempt, "output.txt"),
     errorFile: stepFile(root, run.runId, step.id, attempt, "errors.txt"),

@@ -29,8 +29,8 @@ import { belongsTo, isolationViolation, resolveContextRequest, resolveRecallRequ
 import { sortedInsert, sortedRemove } from "./sorted.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 
-/** The high-resolution clock of Node and browsers alike (the package is built without either's types). */
-declare const performance: { now(): number };
+/** The clock of an assembly without phases: never called. */
+const noClock = (): number => 0;
 
 const KIND_SLOT: Readonly<Record<ItemKind, number>> = {
   evidence: 0,
@@ -231,11 +231,12 @@ export class PoolIndex {
       }
     }
 
-    // Phase timings, only when the caller asks for them (a benchmark): no clock is read otherwise.
+    // Phase timings, only when the caller asks for them (a benchmark), on the clock it passes: none otherwise.
     const phases = options.phases;
-    let mark = phases === undefined ? 0 : performance.now();
+    const now = options.phases === undefined ? noClock : options.now;
+    let mark = phases === undefined ? 0 : now();
     const lap = (): number => {
-      const at = performance.now();
+      const at = now();
       const ms = at - mark;
       mark = at;
       return ms;
@@ -273,10 +274,10 @@ export class PoolIndex {
     const scoreKind = (rank: number): void => {
       if (scored[rank] === 1) return;
       scored[rank] = 1;
-      const started = phases === undefined ? 0 : performance.now();
+      const started = phases === undefined ? 0 : now();
       const from = touchedCount;
       touchedCount = this.scoreGroup(KIND_SLOT[requested[rank]!] * 2, weighed, norms, touchedCount);
-      const partitioned = phases === undefined ? 0 : performance.now();
+      const partitioned = phases === undefined ? 0 : now();
       let ownCount = 0;
       for (let i = from; i < touchedCount; i += 1) {
         const slot = touched[i]!;
@@ -299,7 +300,7 @@ export class PoolIndex {
       bucketBounds[rank * 4 + 3] = shared;
       rankedEnd = shared;
       if (phases !== undefined) {
-        const at = performance.now();
+        const at = now();
         scoreMs += partitioned - started;
         sortMs += at - partitioned;
       }
@@ -349,13 +350,13 @@ export class PoolIndex {
       let chunk = FIRST_CHUNK;
       let deferredSeen = fit.deferred;
       while (next < stop) {
-        const sortStart = phases === undefined ? 0 : performance.now();
+        const sortStart = phases === undefined ? 0 : now();
         const count =
           stop - next <= chunk ? stop - next : bringBest(ranked, next, stop, chunk, scores, this.values);
         chunk *= 4;
         const front = ranked.subarray(next, next + count).sort(compareMatched);
         next += count;
-        if (phases !== undefined) sortMs += performance.now() - sortStart;
+        if (phases !== undefined) sortMs += now() - sortStart;
         for (const slot of front) if (!visit(slot, false)) return false;
         if (fit.deferred === deferredSeen || next === stop) continue;
         // An item did not fit. The room only shrinks from here, so an item that does not fit now never will: each
@@ -399,13 +400,13 @@ export class PoolIndex {
     // Nothing left could fit: every eligible item not walked is deferred, exactly as a full walk would count it.
     if (stoppedEarly) fit.defer(documentCount - walked);
     // The audit counts the matched items of the kinds the walk never reached too.
-    const countStarted = phases === undefined ? 0 : performance.now();
+    const countStarted = phases === undefined ? 0 : now();
     for (let rank = 0; rank < requested.length; rank += 1) {
       if (scored[rank] === 0) {
         matchedCount += this.countGroup(KIND_SLOT[requested[rank]!] * 2, weighed, contradictions);
       }
     }
-    if (phases !== undefined) scoreMs += performance.now() - countStarted;
+    if (phases !== undefined) scoreMs += now() - countStarted;
 
     for (let i = 0; i < touchedCount; i += 1) {
       const slot = touched[i]!;

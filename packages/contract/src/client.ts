@@ -1,3 +1,6 @@
+// The `@kxm/contract/client` subpath: a typed client for the hub's routes. It is the contract's one module with side
+// effects (fetch, timers, the clock for Retry-After), so it is kept off the root entry, which stays pure. Named
+// exports only: every one is public.
 import type { z } from "zod";
 import { ERROR_CATALOGUE, type ErrorCode, KxmError } from "./errors.js";
 import { ROUTES, type RouteName } from "./routes.js";
@@ -82,7 +85,7 @@ export function unreachableReason(error: unknown, timeoutMs: number): string {
 }
 
 /** A `Retry-After` value (seconds, or an HTTP date) in milliseconds from `now`; `undefined` when absent or unreadable. */
-export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
+function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
   if (header === null) return undefined;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value) * 1_000;

@@ -54,6 +54,7 @@ const INHERITED_GIT_VARIABLES = [
 
 function gitEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
+    // biome-ignore lint/style/noProcessEnv: passed through to git (less the repository-locating variables), not read.
     ...process.env,
     GIT_OPTIONAL_LOCKS: "0",
     GIT_TERMINAL_PROMPT: "0",
