@@ -1,7 +1,6 @@
 import crypto from "node:crypto";
-import { ADMIN_ACTOR, KxmError, OperatorNameSchema, parseOrThrow } from "@kxm/contract";
+import { ADMIN_ACTOR, compareCodeUnits, KxmError, OperatorNameSchema, parseOrThrow } from "@kxm/contract";
 import { and, eq, isNull } from "drizzle-orm";
-import { compareText } from "../input.js";
 import { operatorCredentials } from "../schema.js";
 import { isoTime } from "../time.js";
 import type { OperatorIdentity, OperatorRecord } from "../types.js";
@@ -71,7 +70,7 @@ export function listOperators(db: Db): OperatorRecord[] {
     .from(operatorCredentials)
     .where(isNull(operatorCredentials.revokedAt))
     .all()
-    .sort((a, b) => compareText(a.name, b.name));
+    .sort((a, b) => compareCodeUnits(a.name, b.name));
 }
 
 /**

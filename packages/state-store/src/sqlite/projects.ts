@@ -1,6 +1,6 @@
-import { KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError } from "@kxm/contract";
 import { and, count, eq, isNull } from "drizzle-orm";
-import { checkoutRoot, compareText, projectId } from "../input.js";
+import { checkoutRoot, projectId } from "../input.js";
 import { agentCredentials, items, journalEntries, projects, runs } from "../schema.js";
 import { isoTime } from "../time.js";
 import type { Project, RemovedProject } from "../types.js";
@@ -42,7 +42,7 @@ export function listProjects(db: Db): Project[] {
     .from(projects)
     .all()
     .map(toProject)
-    .sort((a, b) => compareText(a.id, b.id));
+    .sort((a, b) => compareCodeUnits(a.id, b.id));
 }
 
 /** Sets the project's checkout root (an absolute path, or null for none). Unknown project: 404 `not_found`. */
