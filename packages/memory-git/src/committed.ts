@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { ContextItem } from "@kxm/contract";
+import { type ContextItem, compareCodeUnits } from "@kxm/contract";
 import { admitFact } from "./fact-item.js";
 import {
   type CommittedFile,
@@ -54,7 +54,7 @@ function isCandidate(rel: string): boolean {
 }
 
 function byId(a: MemoryFact, b: MemoryFact): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return compareCodeUnits(a.id, b.id);
 }
 
 /** The facts and problems of the files directly in `.kxm/memory`, as committed; files arrive sorted by path. */

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { isAbsolute } from "node:path";
-import { KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError } from "@kxm/contract";
 
 /**
  * Why a file under checked paths is not committed content. `modified`, `deleted` and `staged` compare the work
@@ -279,7 +279,7 @@ export async function checkTrackedClean(
   if (byPath.size === 0) return { status: "clean" };
   const files = [...byPath]
     .map(([path, state]) => ({ path, state }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    .sort((a, b) => compareCodeUnits(a.path, b.path));
   return { status: "dirty", files };
 }
 
@@ -406,7 +406,7 @@ export async function readCommittedFiles(
   }
   const files = entries
     .map((entry, i) => ({ path: entry.path, symlink: entry.symlink, bytes: blobs[i] ?? Buffer.alloc(0) }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    .sort((a, b) => compareCodeUnits(a.path, b.path));
   return { status: "ok", commit, files };
 }
 

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError } from "@kxm/contract";
 import { admitFact } from "./fact-item.js";
 import { formatMemoryProblem, type MemoryFact, type MemoryProblem } from "./memory-file.js";
 import {
@@ -15,7 +15,7 @@ export function memoryDir(root: string): string {
 }
 
 function byId(a: MemoryFact, b: MemoryFact): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return compareCodeUnits(a.id, b.id);
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
 import { readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
+import { compareCodeUnits } from "@kxm/contract";
 
 interface Entry {
   /** Path relative to the group's folder, forward slashes. */
@@ -43,7 +44,7 @@ export interface RevisionFile {
 }
 
 function byRel(a: { rel: string }, b: { rel: string }): number {
-  return a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0;
+  return compareCodeUnits(a.rel, b.rel);
 }
 
 /**

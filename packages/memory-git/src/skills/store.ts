@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, rm } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import { KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError } from "@kxm/contract";
 import { findSecretRanges } from "@kxm/provenance";
 import { projectPath, writeFileWhole } from "../files.js";
 import {
@@ -183,7 +183,7 @@ export async function listSkills(root: string): Promise<SkillMetadata[]> {
     SKILL_STATUSES.map((status) => listStatus(root, status)),
   );
   const moved = new Set([...(promoted ?? []), ...(rejected ?? [])].map((skill) => skill.id));
-  const byId = (a: SkillMetadata, b: SkillMetadata) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const byId = (a: SkillMetadata, b: SkillMetadata) => compareCodeUnits(a.id, b.id);
   return [
     ...(proposed ?? []).filter((skill) => !moved.has(skill.id)).sort(byId),
     ...(promoted ?? []).sort(byId),
