@@ -1,8 +1,9 @@
 import { type BigIntStats, type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { compareIds, PoolIndex } from "@kxm/arbiter";
+import { PoolIndex } from "@kxm/arbiter";
 import {
   type ContextItem,
+  compareCodeUnits,
   DEFAULT_ROLE_POLICY,
   isKxmError,
   JOURNAL_CATEGORIES,
@@ -139,7 +140,8 @@ export class ProjectPool {
    */
   journalRecords(): JournalRecord[] {
     return [...this.journal.values()].sort(
-      (a, b) => compareIds(a.entry.createdAt, b.entry.createdAt) || compareIds(a.entry.id, b.entry.id),
+      (a, b) =>
+        compareCodeUnits(a.entry.createdAt, b.entry.createdAt) || compareCodeUnits(a.entry.id, b.entry.id),
     );
   }
 

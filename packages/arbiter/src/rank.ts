@@ -1,4 +1,4 @@
-import type { Authority, Confidence, ContextItem } from "@kxm/contract";
+import { type Authority, type Confidence, type ContextItem, compareCodeUnits } from "@kxm/contract";
 
 const CONFIDENCE_RANK: Readonly<Record<Confidence, number>> = { verified: 0, probable: 1, uncertain: 2 };
 const AUTHORITY_RANK: Readonly<Record<Authority, number>> = {
@@ -59,10 +59,5 @@ export function compareRankKeys(a: RankKeys, b: RankKeys): number {
   if (a.confidence !== b.confidence) return a.confidence - b.confidence;
   if (a.authority !== b.authority) return a.authority - b.authority;
   if (a.time !== b.time) return a.time > b.time ? -1 : 1;
-  return compareIds(a.id, b.id);
-}
-
-/** Code-unit order, never `localeCompare`. */
-export function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return compareCodeUnits(a.id, b.id);
 }
