@@ -11,6 +11,7 @@ import {
   type JournalEntry,
   NAMED_ROLES,
   type PacketMemory,
+  type ProjectRecord as Project,
   ROLE_POLICIES,
   rolePolicy,
 } from "@kxm/contract";
@@ -21,7 +22,7 @@ import {
   readCommittedMemory,
 } from "@kxm/memory-git";
 import { journalEntryToItem } from "@kxm/provenance";
-import { findContradictions, type KxmStore, type Project, type StoreChange } from "@kxm/state-store";
+import { findContradictions, type KxmStore, type StoreChange } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import { checkoutUnavailable, kxmFolderGap } from "./checkout.js";
 import { describeError } from "./logging.js";

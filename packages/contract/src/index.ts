@@ -58,8 +58,10 @@ export {
   rolePolicy,
 } from "./roles.js";
 export {
+  type AgentKeyRecord,
   AgentKeySchema,
   ExplanationSchema,
+  type OperatorRecord,
   OperatorSchema,
   type Problem,
   ProblemSchema,
@@ -71,7 +73,7 @@ export {
   type RouteAuth,
   type RouteDefinition,
   type RouteName,
-  type RunRecordWire,
+  type RunRecord,
   RunSchema,
   type WikiRecords,
   WikiRecordsSchema,

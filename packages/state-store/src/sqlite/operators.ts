@@ -1,9 +1,16 @@
 import crypto from "node:crypto";
-import { ADMIN_ACTOR, compareCodeUnits, KxmError, OperatorNameSchema, parseOrThrow } from "@kxm/contract";
+import {
+  ADMIN_ACTOR,
+  compareCodeUnits,
+  KxmError,
+  OperatorNameSchema,
+  type OperatorRecord,
+  parseOrThrow,
+} from "@kxm/contract";
 import { and, eq, isNull } from "drizzle-orm";
 import { operatorCredentials } from "../schema.js";
 import { isoTime } from "../time.js";
-import type { OperatorIdentity, OperatorRecord } from "../types.js";
+import type { OperatorIdentity } from "../types.js";
 import { type Db, immediate } from "./db.js";
 
 /** `kxo_` then 32 random bytes in base64url (43 characters): never mistaken for an agent key (`kxm_`). */
