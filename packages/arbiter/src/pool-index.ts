@@ -17,7 +17,7 @@ import { isInert, isLive } from "./eligibility.js";
 import { smallest } from "./heap.js";
 import { type AssembleOptions, buildAssembly, type Selection } from "./packet.js";
 import { GROUP_COUNT, Postings, TF_BITS, TF_MASK } from "./postings.js";
-import { authorityRank, compareRankKeys, confidenceRank, itemTime, type RankKeys } from "./rank.js";
+import { authoritySortKey, compareRankKeys, confidenceSortKey, itemTime, type RankKeys } from "./rank.js";
 import { type RecallHit, recallPhrase, recallResult } from "./recall.js";
 import { belongsTo, isolationViolation, resolveContextRequest, resolveRecallRequest } from "./request.js";
 import { sortedInsert, sortedRemove } from "./sorted.js";
@@ -700,8 +700,8 @@ export class PoolIndex {
       (live ? LIVE : 0) | (isInert(item) ? INERT : 0) | (item.project === SHARED_PROJECT ? SHARED : 0);
     this.kinds[slot] = KIND_SLOT[item.kind];
     this.groups[slot] = KIND_SLOT[item.kind] * 2 + (isInert(item) ? 1 : 0);
-    this.confidences[slot] = confidenceRank(item.confidence);
-    this.authorities[slot] = authorityRank(item.authority);
+    this.confidences[slot] = confidenceSortKey(item.confidence);
+    this.authorities[slot] = authoritySortKey(item.authority);
     this.times[slot] = itemTime(item);
     this.costs[slot] = itemCost(item);
     if (!live) {
