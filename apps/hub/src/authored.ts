@@ -1,7 +1,6 @@
 // A checkout's authored memory and promoted skills as its HEAD commits them, with their gaps and audit.
-import type { ContextItem, PacketMemory } from "@kxm/contract";
+import type { ContextItem, PacketMemory, ProjectRecord } from "@kxm/contract";
 import { type CommittedMemory, formatMemoryProblem, readCommittedMemory } from "@kxm/memory-git";
-import type { Project } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import { checkoutUnavailable, kxmFolderGap } from "./checkout.js";
 import { describeError } from "./logging.js";
@@ -47,7 +46,7 @@ export function authoredGaps(memory: CommittedMemory): string[] {
  * A project without a checkout has none. Uncommitted content is never served; a malformed committed file leaves
  * out that file only. Problems are logged by file name and count, never content.
  */
-export async function readAuthored(project: Project, log: FastifyBaseLogger): Promise<Authored> {
+export async function readAuthored(project: ProjectRecord, log: FastifyBaseLogger): Promise<Authored> {
   const root = project.checkoutRoot;
   if (root === null) return NO_CHECKOUT;
   const unavailable = await checkoutUnavailable(root);

@@ -1,5 +1,6 @@
 // Every project's pool, loaded on first use and kept equal to the store through its change feed.
-import type { KxmStore, Project, StoreChange } from "@kxm/state-store";
+import type { ProjectRecord } from "@kxm/contract";
+import type { KxmStore, StoreChange } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import { readAuthored } from "./authored.js";
 import { type JournalRecord, toJournalRecord } from "./journal-records.js";
@@ -34,7 +35,7 @@ function plan(changes: readonly StoreChange[]) {
  */
 export class PoolCache {
   private entries = new Map<string, CacheEntry>();
-  private readonly loadedProjects = new Map<string, Project>();
+  private readonly loadedProjects = new Map<string, ProjectRecord>();
   /** The feed's `seq` up to which every change has reached the pools; undefined until the first sync. */
   private cursor: number | undefined;
   /** The last catch-up, running or done: rounds run one at a time. */
@@ -64,7 +65,7 @@ export class PoolCache {
   }
 
   /** The project's pool, up to date with the store, loading it first if needed. */
-  async get(project: Project): Promise<ProjectPool> {
+  async get(project: ProjectRecord): Promise<ProjectPool> {
     await this.sync();
     const existing = this.entries.get(project.id);
     if (existing !== undefined) return existing.pool ?? existing.ready;
@@ -92,7 +93,7 @@ export class PoolCache {
   }
 
   /** A project whose pool was loaded and not forgotten since, without touching the store. */
-  knownProject(id: string): Project | undefined {
+  knownProject(id: string): ProjectRecord | undefined {
     return this.loadedProjects.get(id);
   }
 
@@ -160,7 +161,7 @@ export class PoolCache {
     return dropped;
   }
 
-  private async load(project: Project): Promise<ProjectPool> {
+  private async load(project: ProjectRecord): Promise<ProjectPool> {
     this.loadedProjects.set(project.id, project);
     const authored = await readAuthored(project, this.log);
     const items = await this.store.liveItems(project.id);

@@ -1,18 +1,20 @@
 // One project's pool: its store items, journal and authored memory, in one index per journal-category set.
-import { compareIds, PoolIndex } from "@kxm/arbiter";
+import { PoolIndex } from "@kxm/arbiter";
 import {
   type ContextItem,
+  compareCodeUnits,
   DEFAULT_ROLE_POLICY,
   JOURNAL_CATEGORIES,
   type JournalCategory,
   type JournalEntry,
   NAMED_ROLES,
   type PacketMemory,
+  type ProjectRecord,
   ROLE_POLICIES,
   rolePolicy,
 } from "@kxm/contract";
 import { gitDirectories } from "@kxm/memory-git";
-import { findContradictions, type Project } from "@kxm/state-store";
+import { findContradictions } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import { type Authored, NO_CHECKOUT, readAuthored } from "./authored.js";
 import { type JournalRecord, toJournalRecord } from "./journal-records.js";
@@ -70,7 +72,7 @@ export class ProjectPool {
   private journalContradictions: string[] | undefined;
 
   constructor(
-    readonly project: Project,
+    readonly project: ProjectRecord,
     storeItems: readonly ContextItem[],
     journal: readonly JournalRecord[],
     authored: Authored,
@@ -114,7 +116,8 @@ export class ProjectPool {
    */
   journalRecords(): JournalRecord[] {
     return [...this.journal.values()].sort(
-      (a, b) => compareIds(a.entry.createdAt, b.entry.createdAt) || compareIds(a.entry.id, b.entry.id),
+      (a, b) =>
+        compareCodeUnits(a.entry.createdAt, b.entry.createdAt) || compareCodeUnits(a.entry.id, b.entry.id),
     );
   }
 

@@ -115,7 +115,7 @@ export {
   loadRun,
   RUN_SCHEMA,
   type Run,
-  RunSchema,
+  RunFileSchema,
   runDir,
 } from "./runs.js";
 export {

@@ -5,6 +5,5 @@ export { estimateTokens, itemCost } from "./budget.js";
 export { isInert, isLive } from "./eligibility.js";
 export type { AssembleOptions, PacketPhases } from "./packet.js";
 export { PoolIndex } from "./pool-index.js";
-export { compareIds } from "./rank.js";
 export { NO_RECALL_MATCH_GAP, recall } from "./recall.js";
 export { foldPlural, queryTerms, STOPWORDS, tokenize } from "./tokenize.js";

@@ -2,6 +2,7 @@ import {
   type AssembledPacket,
   type ContextItem,
   type ContextRequest,
+  compareCodeUnits,
   ITEM_KINDS,
   type ItemKind,
   KxmError,
@@ -16,14 +17,7 @@ import { isInert, isLive } from "./eligibility.js";
 import { smallest } from "./heap.js";
 import { type AssembleOptions, buildAssembly, type Selection } from "./packet.js";
 import { GROUP_COUNT, Postings, TF_BITS, TF_MASK } from "./postings.js";
-import {
-  authorityRank,
-  compareIds,
-  compareRankKeys,
-  confidenceRank,
-  itemTime,
-  type RankKeys,
-} from "./rank.js";
+import { authoritySortKey, compareRankKeys, confidenceSortKey, itemTime, type RankKeys } from "./rank.js";
 import { type RecallHit, recallPhrase, recallResult } from "./recall.js";
 import { belongsTo, isolationViolation, resolveContextRequest, resolveRecallRequest } from "./request.js";
 import { sortedInsert, sortedRemove } from "./sorted.js";
@@ -115,11 +109,11 @@ export class PoolIndex {
     if (authorities[a] !== authorities[b]) return authorities[a]! - authorities[b]!;
     const times = this.times;
     if (times[a] !== times[b]) return times[a]! > times[b]! ? -1 : 1;
-    return compareIds(this.records[a]!.id, this.records[b]!.id);
+    return compareCodeUnits(this.records[a]!.id, this.records[b]!.id);
   };
 
   private readonly compareSlotIds = (a: number, b: number): number =>
-    compareIds(this.records[a]!.id, this.records[b]!.id);
+    compareCodeUnits(this.records[a]!.id, this.records[b]!.id);
 
   constructor(items: Iterable<ContextItem> = []) {
     // Bulk load: insert unsorted and stage the postings, then sort each ordered list once and make each postings
@@ -149,7 +143,7 @@ export class PoolIndex {
 
   /** Every item, in id order. */
   items(): ContextItem[] {
-    return [...this.slotsById.keys()].sort(compareIds).map((id) => this.get(id)!);
+    return [...this.slotsById.keys()].sort(compareCodeUnits).map((id) => this.get(id)!);
   }
 
   /** Adds an item; an id already present is refused (`invalid_request`). */
@@ -504,7 +498,7 @@ export class PoolIndex {
       // compareRecallHits on slots: phrase hits first, then score descending, then id.
       if (marks[a] !== marks[b]) return marks[a] === MARK_MATCHED ? -1 : 1;
       if (scores[a] !== scores[b]) return scores[a]! > scores[b]! ? -1 : 1;
-      return compareIds(this.records[a]!.id, this.records[b]!.id);
+      return compareCodeUnits(this.records[a]!.id, this.records[b]!.id);
     });
     const hits = best.map(
       (slot): RecallHit => ({
@@ -707,8 +701,8 @@ export class PoolIndex {
       (live ? LIVE : 0) | (isInert(item) ? INERT : 0) | (item.project === SHARED_PROJECT ? SHARED : 0);
     this.kinds[slot] = KIND_SLOT[item.kind];
     this.groups[slot] = KIND_SLOT[item.kind] * 2 + (isInert(item) ? 1 : 0);
-    this.confidences[slot] = confidenceRank(item.confidence);
-    this.authorities[slot] = authorityRank(item.authority);
+    this.confidences[slot] = confidenceSortKey(item.confidence);
+    this.authorities[slot] = authoritySortKey(item.authority);
     this.times[slot] = itemTime(item);
     this.costs[slot] = itemCost(item);
     if (!live) {

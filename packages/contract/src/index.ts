@@ -51,8 +51,10 @@ export {
   rolePolicy,
 } from "./roles.js";
 export {
+  type AgentKeyRecord,
   AgentKeySchema,
   ExplanationSchema,
+  type OperatorRecord,
   OperatorSchema,
   type Problem,
   ProblemSchema,
@@ -64,7 +66,7 @@ export {
   type RouteAuth,
   type RouteDefinition,
   type RouteName,
-  type RunRecordWire,
+  type RunRecord,
   RunSchema,
   type WikiRecords,
   WikiRecordsSchema,

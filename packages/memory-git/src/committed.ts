@@ -1,8 +1,7 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { ContextItem } from "@kxm/contract";
-import { compareCodeUnits } from "@kxm/contract";
+import { type ContextItem, compareCodeUnits } from "@kxm/contract";
 import { admitFact } from "./fact-item.js";
 import {
   type CommittedFile,

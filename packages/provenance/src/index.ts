@@ -15,7 +15,6 @@ export {
 export { type DerivationBase, deriveContextItem, summarizeContextItems } from "./derive.js";
 export { journalEntryToItem, journalKindFor } from "./journal.js";
 export {
-  compareCodeUnits,
   type ExplainedItem,
   explainLineage,
   type LineageAncestor,

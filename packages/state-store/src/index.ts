@@ -6,7 +6,6 @@ export { findContradictions } from "./domain/state.js";
 export { type OpenStoreOptions, openStore } from "./open.js";
 export type {
   AgentIdentity,
-  AgentKeyRecord,
   AppendJournalInput,
   ChangeBatch,
   ChangeKind,
@@ -16,13 +15,9 @@ export type {
   JournalFilter,
   KxmStore,
   OperatorIdentity,
-  OperatorRecord,
-  Project,
   PurgeCounts,
   RemovedProject,
-  ReviewedJournalEntry,
   ReviewJournalInput,
-  RunRecord,
   StartRunInput,
   StateContradiction,
   StatePromotion,
