@@ -105,7 +105,14 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     console.error("usage: node scripts/commit-msg.mjs <commit message file>");
     process.exit(2);
   }
-  const problems = checkCommitMessage(readFileSync(file, "utf8"), { commentChar: gitCommentChar() });
+  let message;
+  try {
+    message = readFileSync(file, "utf8");
+  } catch (error) {
+    console.error(`commit-msg: cannot read the commit message file ${file} (${error.code ?? "unreadable"})`);
+    process.exit(2);
+  }
+  const problems = checkCommitMessage(message, { commentChar: gitCommentChar() });
   if (problems.length > 0) {
     console.error("commit-msg: the commit was refused (see docs/contributing.md):");
     for (const problem of problems) console.error(`  - ${problem}`);

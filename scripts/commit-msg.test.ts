@@ -1,5 +1,6 @@
 // The commit-msg checker (scripts/commit-msg.mjs) as a pure function: what it refuses and what it lets through. The
 // hook it backs is installed and run for real by scripts/hooks.test.ts.
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { AREAS, checkCommitMessage, MAX_SUBJECT } from "./commit-msg.mjs";
@@ -83,5 +84,23 @@ describe("checkCommitMessage", () => {
     const guide = readFileSync(new URL("../docs/contributing.md", import.meta.url), "utf8");
     const listed = [...guide.matchAll(/^\| `([a-z-]+)` \|/gm)].map((match) => match[1]);
     expect(listed).toEqual(Object.keys(AREAS));
+  });
+});
+
+describe("the commit-msg script", () => {
+  const script = new URL("./commit-msg.mjs", import.meta.url).pathname;
+
+  test("a message file it cannot read is a one-line error and exit 2, never a stack trace", () => {
+    const run = spawnSync(process.execPath, [script, "/nonexistent/COMMIT_EDITMSG"], { encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(
+      "commit-msg: cannot read the commit message file /nonexistent/COMMIT_EDITMSG (ENOENT)\n",
+    );
+  });
+
+  test("no argument prints the usage and exits 2", () => {
+    const run = spawnSync(process.execPath, [script], { encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("usage: node scripts/commit-msg.mjs");
   });
 });
