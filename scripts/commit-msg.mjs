@@ -109,7 +109,8 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   try {
     message = readFileSync(file, "utf8");
   } catch (error) {
-    console.error(`commit-msg: cannot read the commit message file ${file} (${error.code ?? "unreadable"})`);
+    const code = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
+    console.error(`commit-msg: cannot read the commit message file ${file} (${code})`);
     process.exit(2);
   }
   const problems = checkCommitMessage(message, { commentChar: gitCommentChar() });
