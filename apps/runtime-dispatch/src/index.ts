@@ -1,129 +1,40 @@
-// The public surface of @kxm/runtime-dispatch. Named exports only: adding a name here makes it public on purpose.
-export { type AgentExit, type AgentInvocation, runAgent } from "./adapter.js";
+// The public surface of @kxm/runtime-dispatch: what the `kxm run` commands and the Runtime guide use, and the types
+// their signatures name. Named exports only: adding a name here makes it public on purpose. Tests reach the
+// internals by relative path.
 export {
-  type AdapterConfig,
-  AdapterSchema,
-  AGENTS_FILE,
-  type AgentsConfig,
-  AgentsConfigSchema,
-  adapterFor,
-  adaptersFor,
-  DEFAULT_TIMEOUT_SECONDS,
-  loadAgentsConfig,
-  PROFILES,
-  PROMPT_FILE_PLACEHOLDER,
-  type ProfileName,
-  type PromptInput,
-  parseAgentsConfig,
-  type ResolvedAdapter,
-} from "./agents.js";
+  loadWorkflow,
+  type Workflow,
+  type WorkflowStep,
+  WorkflowStepSchema,
+} from "./definitions/workflow.js";
 export {
   type PreparedStep,
   type PrepareStepOptions,
   prepareStep,
   type RenderedStep,
   renderStep,
-} from "./dispatch.js";
+} from "./dispatch/dispatch.js";
+export type { PredecessorOutput } from "./dispatch/prompt.js";
+export type { ExecutedRun, ExecuteRunOptions, RunProgress } from "./execution/options.js";
+export { predecessorsFromRun } from "./execution/predecessors.js";
+export { executeRun } from "./execution/run-loop.js";
 export {
-  assembleDispatchContext,
-  COMMITTED_PATHS,
-  type ContextEntry,
-  committedContentGap,
-  DISPATCH_BUDGET_TOKENS,
-  type DispatchContext,
-  type DispatchContextOptions,
-  dispatchKinds,
-  dispatchTask,
-  EMPTY_REVISION,
-  MAX_PROJECT_ITEMS,
-  MAX_TASK_CHARS,
-} from "./dispatch-context.js";
-export { openRunLog, type RunEventName, type RunLog } from "./events.js";
-export {
-  type ExecutedRun,
-  type ExecuteRunOptions,
-  executeRun,
-  predecessorsFromRun,
-  type RunProgress,
-  WITHHELD_ENV,
-} from "./execute.js";
-export {
-  DISPATCH_GAPS,
-  memoryRejectedGap,
-  renderDeferredGap,
-  skillUnverifiedGap,
-  TASK_INVIOLABLE_GAP,
-} from "./gaps.js";
-export {
-  HUB_REPORT_TIMEOUT_MS,
   type HubReportTarget,
   hubReporter,
   type ReportResult,
   type RunOutcomeReport,
   type RunReporter,
   type StepReport,
-} from "./hub-report.js";
-export {
-  buildManifest,
-  type DispatchManifest,
-  MANIFEST_SCHEMA,
-  manifestPath,
-  writeManifest,
-} from "./manifest.js";
-export {
-  type DeliveredItem,
-  estimatePromptTokens,
-  MEMORY_INTRO,
-  PROMPT_BUDGET_TOKENS,
-  type PredecessorOutput,
-  type PromptSection,
-  packetIdFor,
-  type RenderedPrompt,
-  type RenderPromptOptions,
-  renderDispatchPrompt,
-} from "./prompt.js";
-export {
-  type AgentReport,
-  type EvidenceLine,
-  outputSnippet,
-  readAgentReport,
-  SNIPPET_CHARS,
-} from "./report.js";
+} from "./hub/hub-report.js";
+export type { DispatchManifest } from "./runs/manifest.js";
 export {
   type BrokenRun,
   listRunStatuses,
-  loadStepResult,
-  RUN_OUTCOME_SCHEMA,
   type RunOutcome,
-  RunOutcomeSchema,
   type RunStatus,
-  type RunStatusName,
   readManifests,
   readRunStatus,
-  STEP_RESULT_SCHEMA,
   type StepResult,
-  StepResultSchema,
-  type StepStatus,
   scanRuns,
-  stepFile,
-  stepFileRel,
-} from "./results.js";
-export {
-  buildRun,
-  type CreateRunOptions,
-  createRun,
-  loadRun,
-  RUN_SCHEMA,
-  type Run,
-  RunSchema,
-  runDir,
-} from "./runs.js";
-export {
-  loadWorkflow,
-  parseWorkflow,
-  type Workflow,
-  WorkflowSchema,
-  type WorkflowStep,
-  WorkflowStepSchema,
-  workflowFile,
-} from "./workflow.js";
+} from "./runs/results.js";
+export { buildRun, type CreateRunOptions, createRun, loadRun, type Run } from "./runs/runs.js";

@@ -1,6 +1,7 @@
 import type { ContextItem } from "@kxm/contract";
 import { parseContextItem } from "@kxm/provenance";
-import type { ContextEntry, DispatchContext, Run } from "../../src/index.js";
+import type { ContextEntry, DispatchContext } from "../../src/dispatch/dispatch-context.js";
+import type { Run } from "../../src/index.js";
 import { workflow } from "./repo.js";
 
 /** A knowledge item (project `demo`, or `_shared` when `shared`). */

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { type Logger, pino } from "pino";
-import { runDir } from "./runs.js";
+import { runDir } from "../runs/runs.js";
 
 // A run's log: JSON lines in `.kxm/runs/<run-id>/events.jsonl`, one event per line with `event` naming it. Events
 // carry ids, counts, gaps, codes and durations, never the run prompt, an instruction, an item's text or the

@@ -3,9 +3,9 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { isKxmError, KxmError } from "@kxm/contract";
 import { z } from "zod";
+import { readJsonFile } from "../definitions/yaml-file.js";
 import { type DispatchManifest, MANIFEST_SCHEMA } from "./manifest.js";
 import { loadRun, type Run, runDir } from "./runs.js";
-import { readJsonFile } from "./yaml-file.js";
 
 // What a run left on disk besides run.json: one result per step attempt and the run's outcome, each written
 // whole, and what `kxm run status` and `kxm run manifest` read back.

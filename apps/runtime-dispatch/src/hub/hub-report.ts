@@ -1,5 +1,5 @@
 import { createHubClient, type HubClient, isKxmError, RefListSchema } from "@kxm/contract";
-import type { Run } from "./runs.js";
+import type { Run } from "../runs/runs.js";
 
 // Step outcomes reported to a hub, when one is configured, through the contract's client only. Reporting is a
 // courtesy: a hub that is down, slow or refuses a call never stops a run. Nothing of the prompt, the agent's output

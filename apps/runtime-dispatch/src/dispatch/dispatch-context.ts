@@ -16,9 +16,9 @@ import {
   type GitCheck,
   loadPromotedSkillItems,
 } from "@kxm/memory-git";
+import type { WorkflowStep } from "../definitions/workflow.js";
+import type { Run } from "../runs/runs.js";
 import { DISPATCH_GAPS, memoryRejectedGap, renderDeferredGap, skillUnverifiedGap } from "./gaps.js";
-import type { Run } from "./runs.js";
-import type { WorkflowStep } from "./workflow.js";
 
 /** The selection budget of dispatch context, in tokens. */
 export const DISPATCH_BUDGET_TOKENS = 4_000;

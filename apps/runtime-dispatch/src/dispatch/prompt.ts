@@ -1,8 +1,8 @@
 import { estimateTokens } from "@kxm/arbiter";
+import type { WorkflowStep } from "../definitions/workflow.js";
+import type { Run } from "../runs/runs.js";
 import type { ContextEntry, DispatchContext } from "./dispatch-context.js";
 import { TASK_INVIOLABLE_GAP } from "./gaps.js";
-import type { Run } from "./runs.js";
-import type { WorkflowStep } from "./workflow.js";
 
 /** The rendered packet's budget, in tokens of four characters. */
 export const PROMPT_BUDGET_TOKENS = 16_000;

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { finished } from "node:stream/promises";
-import { PROMPT_FILE_PLACEHOLDER, type ResolvedAdapter } from "./agents.js";
+import { PROMPT_FILE_PLACEHOLDER, type ResolvedAdapter } from "../definitions/agents.js";
 
 /** How long a timed-out or cancelled agent gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 5_000;
