@@ -22,7 +22,7 @@ export function machineInfo() {
 }
 
 /** @param {ReturnType<typeof machineInfo>} machine */
-export function machineLine(machine) {
+function machineLine(machine) {
   return (
     `node ${machine.node}, ${machine.cpu}, ${machine.cores} cores, ${machine.platform}, ` +
     `${machine.memoryGB} GB RAM, load average ${machine.loadAverage}`
@@ -36,7 +36,7 @@ const count = (n) => n.toLocaleString("en-US");
  * Milliseconds with about three significant digits.
  * @param {number} ms
  */
-export function ms(ms) {
+function ms(ms) {
   if (!Number.isFinite(ms)) return "n/a";
   if (ms >= 100) return count(Math.round(ms));
   if (ms >= 10) return ms.toFixed(1);
@@ -112,7 +112,7 @@ function figures(r) {
 const triple = (s) => ("skipped" in s ? "skipped (too slow)" : `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}`);
 
 /** @param {{ size: number, kxm: any, peers: any[] }} entry */
-export function absoluteTable({ kxm, peers }) {
+function absoluteTable({ kxm, peers }) {
   const rows = [kxm, ...peers].map(figures);
   /** @param {any} f */
   const name = (f) =>
@@ -141,7 +141,7 @@ export function absoluteTable({ kxm, peers }) {
 }
 
 /** @param {{ size: number, kxm: any, peers: any[] }} entry */
-export function ratioTable({ kxm, peers }) {
+function ratioTable({ kxm, peers }) {
   const k = figures(kxm);
   return table(
     [
@@ -175,7 +175,7 @@ export function ratioTable({ kxm, peers }) {
 }
 
 /** @param {readonly any[]} results KXM's results per size */
-export function phasesTable(results) {
+function phasesTable(results) {
   /** @param {Record<string, number>} p */
   const split = (p) =>
     ["tokenizeMs", "scoreMs", "sortMs", "fillMs"].map((key) => ms(p[key] ?? Number.NaN)).join(" / ");
@@ -193,7 +193,7 @@ export function phasesTable(results) {
 }
 
 /** @param {readonly any[]} results KXM's results per size */
-export function detailsTable(results) {
+function detailsTable(results) {
   /** @param {{ p50: number, p99: number }} s */
   const pair = (s) => `${ms(s.p50)} / ${ms(s.p99)}`;
   return table(
@@ -288,7 +288,7 @@ export function cranfieldSummary(systems) {
 const three = (value) => value.toFixed(4);
 
 /** @param {ReturnType<typeof cranfieldSummary>} c */
-export function cranfieldReport(c) {
+function cranfieldReport(c) {
   const lines = [
     table(
       [
@@ -334,7 +334,7 @@ export function cranfieldReport(c) {
  * @param {ReturnType<typeof cranfieldSummary> | null} cranfield
  * @param {any} hub
  */
-export function targets(sizes, cranfield, hub) {
+function targets(sizes, cranfield, hub) {
   /** @type {{ target: string, measured: string, holds: boolean | null }[]} */
   const rows = [];
   const limits = { 10000: [2, 5], 100000: [25, 50] };
@@ -422,7 +422,7 @@ export function targets(sizes, cranfield, hub) {
 }
 
 /** @param {any} hub */
-export function hubReport(hub) {
+function hubReport(hub) {
   /** @param {any} c */
   const latency = (c) => `${ms(c.mean)} / ${ms(c.p50)} / ${ms(c.p90)} / ${ms(c.p99)}`;
   /** @param {any} c */
@@ -503,7 +503,7 @@ export function hubReport(hub) {
  * Each process's p50 and p95, and its p50 as a multiple of Node's alone, beside its target.
  * @param {any} startup
  */
-export function startupReport(startup) {
+function startupReport(startup) {
   if ("skipped" in startup) return `Not measured: ${startup.skipped}.`;
   /** @param {string} name @param {any} stats @param {string} target */
   const row = (name, stats, target) => [

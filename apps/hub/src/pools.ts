@@ -404,7 +404,7 @@ function gapPath(path: string): string {
  * message `kxm memory validate` prints; never the file's content), `memory_skill_unverified:<id>`,
  * `memory_skills_unreadable`, then `memory_withheld:<state>:<path>` per uncommitted file.
  */
-export function authoredGaps(memory: CommittedMemory): string[] {
+function authoredGaps(memory: CommittedMemory): string[] {
   const gaps: string[] = [];
   if (memory.unavailable !== undefined) gaps.push(`memory_unavailable:${memory.unavailable}`);
   for (const problem of memory.problems) gaps.push(`memory_invalid:${gapPath(formatMemoryProblem(problem))}`);
@@ -420,7 +420,7 @@ export function authoredGaps(memory: CommittedMemory): string[] {
  * A project without a checkout has none. Uncommitted content is never served; a malformed committed file leaves
  * out that file only. Problems are logged by file name and count, never content.
  */
-export async function readAuthored(project: Project, log: FastifyBaseLogger): Promise<Authored> {
+async function readAuthored(project: Project, log: FastifyBaseLogger): Promise<Authored> {
   const root = project.checkoutRoot;
   if (root === null) return NO_CHECKOUT;
   const unavailable = await checkoutUnavailable(root);

@@ -82,7 +82,7 @@ export function unreachableReason(error: unknown, timeoutMs: number): string {
 }
 
 /** A `Retry-After` value (seconds, or an HTTP date) in milliseconds from `now`; `undefined` when absent or unreadable. */
-export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
+function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
   if (header === null) return undefined;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value) * 1_000;

@@ -16,7 +16,7 @@ import { computeMemoryRevision, type RevisionFile, revisionOf } from "./revision
 import { loadPromotedSkillItems } from "./skills/items.js";
 
 /** What a checkout's authored memory is read from: the memory folder and the promoted skills, at HEAD. */
-export const COMMITTED_MEMORY_PATHS = [".kxm/memory", ".kxm/skills/promoted"] as const;
+const COMMITTED_MEMORY_PATHS = [".kxm/memory", ".kxm/skills/promoted"] as const;
 
 const MEMORY_PREFIX = ".kxm/memory/";
 const SKILL_PREFIX = ".kxm/skills/promoted/";

@@ -7,7 +7,7 @@ import { compareText } from "./markdown.js";
 // record and the status it claims, and only a claim of `current` for a record the hub no longer holds as current is
 // a stale state link, wherever on the page the claim sits.
 
-export const FINDING_CODES = {
+const FINDING_CODES = {
   missing_page: "error",
   broken_reference: "error",
   stale_state_link: "error",

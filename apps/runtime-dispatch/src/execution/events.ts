@@ -7,7 +7,7 @@ import { runDir } from "../runs/runs.js";
 // agent's output.
 
 /** The events a run logs, in the order they can happen. */
-export type RunEventName =
+type RunEventName =
   | "run_started"
   | "dispatch_context_assembled"
   | "agent_step_finished"
@@ -21,7 +21,7 @@ export interface RunLog {
 }
 
 /** `.kxm/runs/<run-id>/events.jsonl`. */
-export function eventsPath(root: string, runId: string): string {
+function eventsPath(root: string, runId: string): string {
   return join(runDir(root, runId), "events.jsonl");
 }
 

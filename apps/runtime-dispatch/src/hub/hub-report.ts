@@ -7,7 +7,7 @@ import type { Run } from "../runs/runs.js";
 // finish that yields the run's episode.
 
 /** Each call to the hub gets this long. */
-export const HUB_REPORT_TIMEOUT_MS = 5_000;
+const HUB_REPORT_TIMEOUT_MS = 5_000;
 
 export interface HubReportTarget {
   /** The hub's base URL. */
@@ -56,7 +56,7 @@ async function attempt(call: () => Promise<unknown>): Promise<ReportResult> {
 }
 
 /** One line for the journal: `Step plan (planner) completed with outcome done in 12.3 s`. */
-export function stepSummary(step: StepReport): string {
+function stepSummary(step: StepReport): string {
   let text = `Step ${step.stepId} (${step.agent}) ${step.status.replace("_", " ")}`;
   if (step.outcome !== null) text += ` with outcome ${step.outcome}`;
   if (step.reason !== null && step.outcome === null) text += `: ${step.reason}`;

@@ -7,10 +7,10 @@ import { z } from "zod";
 import { type Workflow, WorkflowStepSchema } from "../definitions/workflow.js";
 import { readJsonFile } from "../definitions/yaml-file.js";
 
-export const RUN_SCHEMA = "kxm.run.v1";
+const RUN_SCHEMA = "kxm.run.v1";
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-export const RunSchema = z.strictObject({
+const RunSchema = z.strictObject({
   schema: z.literal(RUN_SCHEMA),
   runId: z.string().max(128).regex(RUN_ID_PATTERN),
   project: ProjectIdSchema,

@@ -18,7 +18,7 @@ export function knowledge(id: string, summary: string, shared = false): ContextE
   return { item, score: 0.5 };
 }
 
-export function entry(raw: Record<string, unknown>, score = 0): ContextEntry {
+function entry(raw: Record<string, unknown>, score = 0): ContextEntry {
   return { item: parseContextItem(raw), score };
 }
 

@@ -22,7 +22,7 @@ export async function tempDir(prefix = "kxm-dispatch-"): Promise<string> {
 }
 
 /** Runs git in `root` with a fixed identity and no user configuration. */
-export function git(root: string, ...args: string[]): string {
+function git(root: string, ...args: string[]): string {
   return execFileSync("git", ["-c", "user.name=KXM Test", "-c", "user.email=test@kxm.invalid", ...args], {
     cwd: root,
     encoding: "utf8",
@@ -54,7 +54,7 @@ export async function put(root: string, rel: string, text: string): Promise<stri
 }
 
 /** A memory fact file's text; override any top-level front-matter key (`undefined` drops it). */
-export function factText(overrides: Record<string, string | undefined> = {}): string {
+function factText(overrides: Record<string, string | undefined> = {}): string {
   const fields: Record<string, string | undefined> = {
     schema: "kxm.memory.v1",
     id: "use-pnpm",

@@ -43,9 +43,7 @@ evidenceRefs: []
 `;
 
 /** Front matter lines for a valid fact; override or drop (`undefined`) any top-level key. */
-export function factFields(
-  overrides: Record<string, string | undefined> = {},
-): Record<string, string | undefined> {
+function factFields(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   return {
     schema: "kxm.memory.v1",
     id: "use-pnpm",
