@@ -1,7 +1,7 @@
 // @ts-check
 // Deterministic pools, tasks and recall queries. Everything is drawn from seeded streams (random.mjs), so the same
 // seed gives byte-identical JSON on every run and every machine.
-import { AUTHORITIES, ContextItemSchema, LIMITS, ORIGIN_CEILINGS } from "@kxm/contract";
+import { AUTHORITIES, ContextItemSchema, compareCodeUnits, LIMITS, ORIGIN_CEILINGS } from "@kxm/contract";
 import { Random } from "./random.mjs";
 import { MISS_PREFIX, pseudoWord, Vocabulary } from "./vocabulary.mjs";
 
@@ -261,7 +261,7 @@ function makeItem(i, r, text, vocabulary, stateKeys, earlier, evidenceIds) {
     while (ancestors.size < count) ancestors.add(r.pick(earlier));
     const strongest = Math.min(...[...ancestors].map((a) => AUTHORITIES.indexOf(a.authority)));
     ceiling = Math.max(ceiling, strongest);
-    derivedFrom = [...ancestors].map((a) => a.id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    derivedFrom = [...ancestors].map((a) => a.id).sort(compareCodeUnits);
   }
   /** @type {readonly (readonly [Authority, number])[]} */
   const authorities = AUTHORITIES.slice(ceiling).map((a, k) => [

@@ -197,7 +197,7 @@ export function benchSize(size, taskSet, plan) {
     const samples = { tokenizeMs: [], scoreMs: [], sortMs: [], fillMs: [] };
     for (const request of set) {
       const phases = { tokenizeMs: 0, scoreMs: 0, sortMs: 0, fillMs: 0 };
-      index.assemble(request, { phases });
+      index.assemble(request, { phases, now: () => performance.now() });
       for (const key of /** @type {const} */ (["tokenizeMs", "scoreMs", "sortMs", "fillMs"]))
         samples[key].push(phases[key]);
     }

@@ -59,6 +59,8 @@ function anchors(path: string): Set<string> {
     seen.set(slug, n + 1);
     found.add(n === 0 ? slug : `${slug}-${n}`);
   }
+  // Explicit anchors, for places no heading names (docs/reference/behaviour.md's steps and points).
+  for (const match of prose(path).matchAll(/<a id="([^"]+)"><\/a>/g)) found.add(match[1]!);
   return found;
 }
 

@@ -6,7 +6,8 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createHubClient, isKxmError } from "@kxm/contract";
+import { isKxmError } from "@kxm/contract";
+import { createHubClient } from "@kxm/contract/client";
 import { readHubEnv, serveHub } from "@kxm/hub";
 
 const work = mkdtempSync(join(tmpdir(), "kxm-four-eyes-"));

@@ -28,9 +28,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { freePort } from "@kxm/test-support";
 import { afterAll, describe, expect, test } from "vitest";
 import { docs, type Fence, fences, ROOT } from "./fences.js";
 
@@ -144,17 +144,6 @@ function script(steps: Step[], out: string, port: number): string {
   }
   lines.push(`printf done > ${quote(join(out, "current"))}`);
   return `${lines.join("\n")}\n`;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 /** An empty folder for the guide, a HOME and a PATH holding `kxm`. */

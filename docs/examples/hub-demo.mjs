@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createHubClient } from "@kxm/contract";
+import { createHubClient } from "@kxm/contract/client";
 import { readHubEnv, serveHub } from "@kxm/hub";
 
 const work = mkdtempSync(join(tmpdir(), "kxm-demo-"));

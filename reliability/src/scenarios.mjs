@@ -4,6 +4,7 @@
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { compareCodeUnits } from "@kxm/contract";
 
 /**
  * @typedef {object} Figure
@@ -49,5 +50,5 @@ export async function loadScenarios() {
     const module = await import(pathToFileURL(join(folder, file)).href);
     scenarios.push(/** @type {Scenario} */ (module.default));
   }
-  return scenarios.sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return scenarios.sort((a, b) => a.order - b.order || compareCodeUnits(a.name, b.name));
 }

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { isKxmError } from "@kxm/contract";
 import { Flags } from "@oclif/core";
 import { UsageError } from "./base.js";
+import { hubEnvSource } from "./env.js";
 
 export const dbFlag = Flags.string({
   description: "The SQLite database file (default: KXM_DB_PATH, else .kxm/state/kxm.db)",
@@ -15,7 +16,7 @@ export async function hubDatabasePath(flag: string | undefined, folder: string):
   if (flag !== undefined) return resolve(folder, flag);
   const { readHubEnv } = await import("@kxm/hub");
   try {
-    return readHubEnv(process.env, folder).dbPath;
+    return readHubEnv(hubEnvSource(), folder).dbPath;
   } catch (error) {
     if (isKxmError(error) && error.code === "invalid_usage") throw new UsageError(error.message);
     throw error;

@@ -65,6 +65,14 @@ export function hubUrlSet(source: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(source.KXM_HUB_URL);
 }
 
+/**
+ * The process's environment, for the hub's own env module: `kxm hub serve` and the maintenance commands hand it to
+ * `readHubEnv`, which reads and validates the hub's KXM_* variables, so they find the database as the hub does.
+ */
+export function hubEnvSource(): Readonly<Record<string, string | undefined>> {
+  return process.env;
+}
+
 /** Whether stack traces of unexpected failures are wanted; false when the environment itself is invalid. */
 export function debugEnabled(): boolean {
   const read = readEnv();

@@ -1,12 +1,5 @@
-import {
-  createHubClient,
-  type HubClient,
-  isKxmError,
-  KxmError,
-  ROUTES,
-  type RouteAuth,
-  type RouteName,
-} from "@kxm/contract";
+import { isKxmError, KxmError, ROUTES, type RouteAuth, type RouteName } from "@kxm/contract";
+import { createHubClient, type HubClient } from "@kxm/contract/client";
 import { Flags } from "@oclif/core";
 import { UsageError } from "./base.js";
 import { type CliEnv, DEFAULT_HUB_URL, isHubUrl, readEnv } from "./env.js";

@@ -1,5 +1,6 @@
 // Modes as data: what an agent harness puts into its prompt at session start, for `kxm explain --mode`. See
 // docs/decisions/0005-modes.md. This module is plain data and pure functions; explain.ts does the reading.
+import { KXM_PATHS } from "@kxm/memory-git";
 
 /** One mode: the prompt parts a harness loads, in the order it loads them. */
 export interface ModeDefinition {
@@ -40,7 +41,7 @@ export const BUILT_IN_MODES = {
 } as const satisfies Record<string, ModeDefinition>;
 
 /** The project file that adds modes or replaces a built-in one of the same name. */
-export const MODES_FILE = ".kxm/modes.yaml";
+export const MODES_FILE = KXM_PATHS.modes;
 
 /** The schema line a modes file starts with. */
 export const MODES_SCHEMA = "kxm.modes.v1";

@@ -1,6 +1,6 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { compareCodeUnits } from "@kxm/provenance";
+import { compareCodeUnits } from "@kxm/contract";
 
 /** What replacing the wiki folder did, by file name. */
 export interface WikiWrite {

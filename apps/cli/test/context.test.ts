@@ -2,7 +2,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { chmod, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { createHubClient, type HubClient } from "@kxm/contract";
+import { createHubClient, type HubClient } from "@kxm/contract/client";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   BIN,

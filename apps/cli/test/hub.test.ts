@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createHubClient, type HubClient } from "@kxm/contract";
+import { createHubClient, type HubClient } from "@kxm/contract/client";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   BIN,

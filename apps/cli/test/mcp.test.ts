@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createHubClient, type HubClient } from "@kxm/contract";
+import { createHubClient, type HubClient } from "@kxm/contract/client";
 import { readHubEnv, type ServingHub, serveHub } from "@kxm/hub";
+import { freePort } from "@kxm/test-support";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -159,16 +159,6 @@ describe("kxm mcp (stdio)", () => {
     expect(result.stderr).toMatch(/^mcp failed: /);
   });
 });
-
-/** A loopback port nothing listens on (taken from the OS, then released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 describe("kxm mcp started before its hub", () => {
   test("starts, lists the tools and answers hub_unreachable; once the hub is up the same server works", async () => {

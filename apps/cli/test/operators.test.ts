@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { createHubClient, type HubClient } from "@kxm/contract";
+import { createHubClient, type HubClient } from "@kxm/contract/client";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { expectFailureLine, expectJsonFailure, expectUsageError, gitRepo, json, kxm } from "./support/cli.js";
 import { startTestHub } from "./support/hub.js";

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createHubClient } from "@kxm/contract";
+import { createHubClient } from "@kxm/contract/client";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   BIN,

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createHubClient, type HubClient } from "@kxm/contract";
+import { createHubClient, type HubClient } from "@kxm/contract/client";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   commitAll,

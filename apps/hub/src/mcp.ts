@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createHubClient, KxmError, MCP_PATHS, type Whoami } from "@kxm/contract";
+import { KxmError, MCP_PATHS, type Whoami } from "@kxm/contract";
+import { createHubClient } from "@kxm/contract/client";
 import { createKxmMcpServer } from "@kxm/mcp";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest, InjectOptions } from "fastify";

@@ -1,5 +1,5 @@
-import { KxmError } from "@kxm/contract";
-import type { KxmStore, Project, PurgeCounts } from "@kxm/state-store";
+import { KxmError, type ProjectRecord } from "@kxm/contract";
+import type { KxmStore, PurgeCounts } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import type { AdminToken } from "./auth.js";
 import { describeError } from "./logging.js";
@@ -24,7 +24,7 @@ export class HubServices {
    * The registered project, or 404 `not_found`. Every route that reads a project asks here first, so the pools
    * catch up with the change feed (other processes' writes, and this one's) before anything is read.
    */
-  async project(id: string): Promise<Project> {
+  async project(id: string): Promise<ProjectRecord> {
     await this.pools.sync();
     const known = this.pools.knownProject(id);
     if (known !== undefined) return known;

@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createHubClient, isKxmError, type KxmError } from "@kxm/contract";
+import { isKxmError, type KxmError } from "@kxm/contract";
+import { createHubClient } from "@kxm/contract/client";
 import { afterEach, describe, expect, test } from "vitest";
 import { ADMIN_TOKEN, createTestHub, type TestHub } from "./helpers.js";
 

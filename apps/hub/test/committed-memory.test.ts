@@ -1,6 +1,6 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createHubClient } from "@kxm/contract";
+import { createHubClient } from "@kxm/contract/client";
 import { computeMemoryRevision, gitDirectories, promoteSkill, proposeSkill } from "@kxm/memory-git";
 import { afterEach, describe, expect, test } from "vitest";
 import { readHubEnv, serveHub } from "../src/index.js";
@@ -10,8 +10,8 @@ import {
   call,
   commitAll,
   createTestHub,
+  git,
   gitCheckout,
-  gitIn,
   memoryFact,
   projectWithAgent,
   type TestHub,
@@ -83,7 +83,7 @@ describe("the hub serves memory as committed at HEAD", () => {
     expect(served.ids).toEqual(["mem_release"]);
     expect(served.gaps).toEqual([]);
     expect(served.memory).toEqual({
-      commit: gitIn(root, "rev-parse", "HEAD"),
+      commit: git(root, "rev-parse", "HEAD"),
       revision: await computeMemoryRevision(root),
       withheld: [],
     });
@@ -92,7 +92,7 @@ describe("the hub serves memory as committed at HEAD", () => {
   test("an untracked fact is withheld and named, in the packet, the audit and recall", async () => {
     hub = await createTestHub();
     const { root, key } = await checkout();
-    const head = gitIn(root, "rev-parse", "HEAD");
+    const head = git(root, "rev-parse", "HEAD");
     const revision = await computeMemoryRevision(root);
     await writeFile(join(root, ".kxm/memory/deploy.md"), memoryFact("deploy", DEPLOY));
     const served = await serve("alpha", key);
@@ -153,7 +153,7 @@ describe("the hub serves memory as committed at HEAD", () => {
     const { root, key } = await checkout();
     await writeFile(join(root, ".kxm/memory/release.md"), memoryFact("release", "Staged text, not reviewed"));
     await writeFile(join(root, ".kxm/memory/deploy.md"), memoryFact("deploy", DEPLOY));
-    gitIn(root, "add", "-A");
+    git(root, "add", "-A");
     const served = await serve("alpha", key);
     expect(served.ids).toEqual(["mem_release"]);
     expect(served.summaries.mem_release).toBe(RELEASE);
@@ -180,7 +180,7 @@ describe("the hub serves memory as committed at HEAD", () => {
     hub = await createTestHub();
     const root = join(hub.dir, "fresh");
     await writeFiles(root, { ".kxm/memory/release.md": memoryFact("release", RELEASE) });
-    gitIn(root, "init", "-q");
+    git(root, "init", "-q");
     const key = await projectWithAgent(hub.app, "alpha", "agent-a", root);
     const served = await serve("alpha", key);
     expect(served.ids).toEqual([]);
@@ -329,26 +329,26 @@ describe("the cache key follows HEAD and the index, not only the work tree", () 
 
     // A commit outside the memory folders still moves HEAD's branch.
     await writeFile(join(root, "README.md"), "# alpha, edited\n");
-    gitIn(root, "add", "README.md");
+    git(root, "add", "README.md");
     expectNew();
-    gitIn(root, "commit", "-q", "-m", "Edit the readme");
+    git(root, "commit", "-q", "-m", "Edit the readme");
     expectNew();
-    gitIn(root, "commit", "-q", "--amend", "-m", "Edit the readme, amended");
+    git(root, "commit", "-q", "--amend", "-m", "Edit the readme, amended");
     expectNew();
-    gitIn(root, "checkout", "-q", "-b", "other");
+    git(root, "checkout", "-q", "-b", "other");
     expectNew();
-    gitIn(root, "checkout", "-q", "--detach");
+    git(root, "checkout", "-q", "--detach");
     expectNew();
   });
 
   test("a checkout of another commit changes what is served at once", async () => {
     hub = await createTestHub();
     const { root, key } = await checkout();
-    const first = gitIn(root, "rev-parse", "HEAD");
+    const first = git(root, "rev-parse", "HEAD");
     await writeFiles(root, { ".kxm/memory/deploy.md": memoryFact("deploy", DEPLOY) });
     commitAll(root, "Add deploy");
     expect((await serve("alpha", key)).ids).toEqual(["mem_deploy", "mem_release"]);
-    gitIn(root, "checkout", "-q", first);
+    git(root, "checkout", "-q", first);
     const back = await serve("alpha", key);
     expect(back.ids).toEqual(["mem_release"]);
     expect(back.memory.commit).toBe(first);
@@ -376,7 +376,7 @@ describe("over the wire", () => {
       expect(packet.unresolvedGaps).toEqual(["memory_withheld:untracked:.kxm/memory/deploy.md"]);
       expect(Object.keys(audit).at(-1)).toBe("memory");
       expect(audit.memory).toEqual({
-        commit: gitIn(root, "rev-parse", "HEAD"),
+        commit: git(root, "rev-parse", "HEAD"),
         revision: committedRevision,
         withheld: [{ path: ".kxm/memory/deploy.md", state: "untracked" }],
       });

@@ -1,11 +1,14 @@
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { type KxmStore, openStore } from "@kxm/state-store";
+import { factText } from "@kxm/test-support";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import { pino } from "pino";
 import { buildHub, type HubOptions } from "../src/index.js";
+
+// The hub tests' fixtures. The writers other packages' tests use too (files, git checkouts) live in @kxm/test-support.
+export { commitAll, git, gitCheckout, writeFiles } from "@kxm/test-support";
 
 export const ADMIN_TOKEN = "admin-token-for-hub-tests-0123456789";
 
@@ -148,82 +151,13 @@ export const GUIDE_PROPOSAL = {
   evidenceRefs: ["pr:12"],
 } as const;
 
-/** Writes files under `root`, creating folders. */
-export async function writeFiles(root: string, files: Record<string, string>): Promise<void> {
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    await writeFile(join(root, path), text);
-  }
-}
-
 /** A memory fact file (`kxm.memory.v1`). */
 export function memoryFact(id: string, summary: string, scope = "project"): string {
-  return [
-    "---",
-    "schema: kxm.memory.v1",
-    `id: ${id}`,
-    `scope: ${scope}`,
-    "kind: convention",
-    `summary: ${JSON.stringify(summary)}`,
-    "provenance:",
-    "  sourceType: git",
-    "  sourceRef: docs/testing.md",
-    "authority: instruction",
-    "confidence: verified",
-    "lifecycle: active",
-    "evidenceRefs: []",
-    "---",
-    "",
-  ].join("\n");
-}
-
-/** A git checkout in a temp folder, with the given files committed. */
-/** Runs git in `root` with a fixed identity and no user configuration; returns its trimmed output. */
-export function gitIn(root: string, ...args: string[]): string {
-  return execFileSync("git", args, {
-    cwd: root,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_CONFIG_GLOBAL: "/dev/null",
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-    },
-  }).trim();
-}
-
-/** Stages everything in `root` and commits it; returns the new HEAD. */
-export function commitAll(root: string, message = "change"): string {
-  gitIn(root, "add", "-A");
-  gitIn(root, "commit", "-q", "--allow-empty", "-m", message);
-  return gitIn(root, "rev-parse", "HEAD");
-}
-
-export async function gitCheckout(
-  parent: string,
-  name: string,
-  files: Record<string, string>,
-): Promise<string> {
-  const root = join(parent, name);
-  await mkdir(root, { recursive: true });
-  await writeFiles(root, files);
-  const git = (...args: string[]) =>
-    execFileSync("git", args, {
-      cwd: root,
-      stdio: "ignore",
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: "t",
-        GIT_AUTHOR_EMAIL: "t@example.com",
-        GIT_COMMITTER_NAME: "t",
-        GIT_COMMITTER_EMAIL: "t@example.com",
-      },
-    });
-  git("init", "-q");
-  git("add", "-A");
-  git("commit", "-q", "-m", "init");
-  return root;
+  return factText({
+    id,
+    scope,
+    summary: JSON.stringify(summary),
+    provenance: "\n  sourceType: git\n  sourceRef: docs/testing.md",
+    evidenceRefs: "[]",
+  });
 }

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AGENT_AUTHORITIES, createHubClient, LIMITS, NAMED_ROLES, TOOL_OUTPUT_SCHEMAS } from "@kxm/contract";
+import { AGENT_AUTHORITIES, LIMITS, NAMED_ROLES, TOOL_OUTPUT_SCHEMAS } from "@kxm/contract";
+import { createHubClient } from "@kxm/contract/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createHubClient, type HubClient, LIMITS } from "@kxm/contract";
+import { LIMITS } from "@kxm/contract";
+import { createHubClient, type HubClient } from "@kxm/contract/client";
 import { createKxmMcpServer } from "@kxm/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";

@@ -21,8 +21,8 @@ import {
   commitAll,
   createTestHub,
   GUIDE_PROPOSAL,
+  git,
   gitCheckout,
-  gitIn,
   memoryFact,
   projectWithAgent,
   type TestHub,
@@ -76,7 +76,7 @@ async function served(
   const root = (await store.getProject(project))!.checkoutRoot;
   if (root === null) return assembled;
   const memory = {
-    commit: gitIn(root, "rev-parse", "HEAD"),
+    commit: git(root, "rev-parse", "HEAD"),
     revision: await computeMemoryRevision(root),
     withheld: [],
   };

@@ -4,6 +4,7 @@
 // (src/peers/worker.mjs), so no library's heap or JIT state colours another's figures.
 import { createRequire } from "node:module";
 import { queryTerms, tokenize } from "@kxm/arbiter";
+import { compareCodeUnits } from "@kxm/contract";
 
 const require = createRequire(import.meta.url);
 
@@ -201,7 +202,7 @@ function wink(kxmTokens) {
       // Every hit, then score descending and id ascending, as KXM breaks ties: wink's own sort leaves ties in
       // insertion order and cuts before breaking them.
       const hits = /** @type {[string, number][]} */ (engine.search(text, size));
-      hits.sort((a, b) => (a[1] !== b[1] ? b[1] - a[1] : a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      hits.sort((a, b) => (a[1] !== b[1] ? b[1] - a[1] : compareCodeUnits(a[0], b[0])));
       return hits.slice(0, limit).map(([id]) => id);
     },
     // wink's index cannot take documents after `consolidate`: an edit means a rebuild.

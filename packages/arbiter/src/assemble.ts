@@ -3,7 +3,7 @@ import { scoreCorpus } from "./bm25.js";
 import { FirstFit, itemCost } from "./budget.js";
 import { isInert, isLive } from "./eligibility.js";
 import { type AssembleOptions, buildAssembly, type Selection } from "./packet.js";
-import { authorityRank, compareRankKeys, confidenceRank, itemTime, type RankKeys } from "./rank.js";
+import { authoritySortKey, compareRankKeys, confidenceSortKey, itemTime, type RankKeys } from "./rank.js";
 import { checkPool, resolveContextRequest } from "./request.js";
 import { queryTerms } from "./tokenize.js";
 
@@ -46,8 +46,8 @@ export function assemblePacket(
       shared: item.project !== resolved.project,
       kindIndex: kindIndex === -1 ? resolved.kinds.length : kindIndex,
       score,
-      confidence: confidenceRank(item.confidence),
-      authority: authorityRank(item.authority),
+      confidence: confidenceSortKey(item.confidence),
+      authority: authoritySortKey(item.authority),
       time: itemTime(item),
     };
   });

@@ -6,6 +6,5 @@ export { isInert, isLive } from "./eligibility.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { AssembleOptions, PacketPhases } from "./packet.js";
 export { PoolIndex } from "./pool-index.js";
-export { compareIds } from "./rank.js";
 export { recall } from "./recall.js";
 export { foldPlural, queryTerms, STOPWORDS, tokenize } from "./tokenize.js";

@@ -11,17 +11,26 @@ import { estimateTokens } from "./budget.js";
 import type { ResolvedContextRequest } from "./request.js";
 
 /** Options of a packet assembly that do not come from the request. */
-export interface AssembleOptions {
+export type AssembleOptions = {
   /** Ids of the items that are open contradictions: always eligible, ranked first, their own section. */
   readonly contradictionIds?: Iterable<string>;
   /** The caller's working state, carried into `packet.workingState` unchanged. */
   readonly workingState?: Readonly<Record<string, JsonValue>>;
-  /**
-   * Filled by {@link PoolIndex.assemble} (not by `assemblePacket`) with where the call's time went, for
-   * benchmarks; without it no clock is read. Never changes the packet.
-   */
-  readonly phases?: PacketPhases;
-}
+} & (
+  | { readonly phases?: undefined; readonly now?: undefined }
+  | {
+      /**
+       * Filled by {@link PoolIndex.assemble} (not by `assemblePacket`) with where the call's time went, for
+       * benchmarks; without it no clock is read. Never changes the packet.
+       */
+      readonly phases: PacketPhases;
+      /**
+       * The clock the phases are measured with, in milliseconds (a benchmark passes `performance.now`): the
+       * arbiter reads no clock of its own.
+       */
+      readonly now: () => number;
+    }
+);
 
 /**
  * Milliseconds of one indexed assembly: the task's tokens; BM25 of the kinds the walk reaches and the matched count of

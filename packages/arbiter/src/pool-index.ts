@@ -2,6 +2,7 @@ import {
   type AssembledPacket,
   type ContextItem,
   type ContextRequest,
+  compareCodeUnits,
   ITEM_KINDS,
   type ItemKind,
   KxmError,
@@ -16,21 +17,14 @@ import { isInert, isLive } from "./eligibility.js";
 import { smallest } from "./heap.js";
 import { type AssembleOptions, buildAssembly, type Selection } from "./packet.js";
 import { GROUP_COUNT, Postings, TF_BITS, TF_MASK } from "./postings.js";
-import {
-  authorityRank,
-  compareIds,
-  compareRankKeys,
-  confidenceRank,
-  itemTime,
-  type RankKeys,
-} from "./rank.js";
+import { authoritySortKey, compareRankKeys, confidenceSortKey, itemTime, type RankKeys } from "./rank.js";
 import { type RecallHit, recallPhrase, recallResult } from "./recall.js";
 import { belongsTo, isolationViolation, resolveContextRequest, resolveRecallRequest } from "./request.js";
 import { sortedInsert, sortedRemove } from "./sorted.js";
 import { queryTerms, tokenize } from "./tokenize.js";
 
-/** The high-resolution clock of Node and browsers alike (the package is built without either's types). */
-declare const performance: { now(): number };
+/** The clock of an assembly without phases: never called. */
+const noClock = (): number => 0;
 
 const KIND_SLOT: Readonly<Record<ItemKind, number>> = {
   evidence: 0,
@@ -115,11 +109,11 @@ export class PoolIndex {
     if (authorities[a] !== authorities[b]) return authorities[a]! - authorities[b]!;
     const times = this.times;
     if (times[a] !== times[b]) return times[a]! > times[b]! ? -1 : 1;
-    return compareIds(this.records[a]!.id, this.records[b]!.id);
+    return compareCodeUnits(this.records[a]!.id, this.records[b]!.id);
   };
 
   private readonly compareSlotIds = (a: number, b: number): number =>
-    compareIds(this.records[a]!.id, this.records[b]!.id);
+    compareCodeUnits(this.records[a]!.id, this.records[b]!.id);
 
   constructor(items: Iterable<ContextItem> = []) {
     // Bulk load: insert unsorted and stage the postings, then sort each ordered list once and make each postings
@@ -149,7 +143,7 @@ export class PoolIndex {
 
   /** Every item, in id order. */
   items(): ContextItem[] {
-    return [...this.slotsById.keys()].sort(compareIds).map((id) => this.get(id)!);
+    return [...this.slotsById.keys()].sort(compareCodeUnits).map((id) => this.get(id)!);
   }
 
   /** Adds an item; an id already present is refused (`invalid_request`). */
@@ -231,11 +225,12 @@ export class PoolIndex {
       }
     }
 
-    // Phase timings, only when the caller asks for them (a benchmark): no clock is read otherwise.
+    // Phase timings, only when the caller asks for them (a benchmark), on the clock it passes: none otherwise.
     const phases = options.phases;
-    let mark = phases === undefined ? 0 : performance.now();
+    const now = options.phases === undefined ? noClock : options.now;
+    let mark = phases === undefined ? 0 : now();
     const lap = (): number => {
-      const at = performance.now();
+      const at = now();
       const ms = at - mark;
       mark = at;
       return ms;
@@ -273,10 +268,10 @@ export class PoolIndex {
     const scoreKind = (rank: number): void => {
       if (scored[rank] === 1) return;
       scored[rank] = 1;
-      const started = phases === undefined ? 0 : performance.now();
+      const started = phases === undefined ? 0 : now();
       const from = touchedCount;
       touchedCount = this.scoreGroup(KIND_SLOT[requested[rank]!] * 2, weighed, norms, touchedCount);
-      const partitioned = phases === undefined ? 0 : performance.now();
+      const partitioned = phases === undefined ? 0 : now();
       let ownCount = 0;
       for (let i = from; i < touchedCount; i += 1) {
         const slot = touched[i]!;
@@ -299,7 +294,7 @@ export class PoolIndex {
       bucketBounds[rank * 4 + 3] = shared;
       rankedEnd = shared;
       if (phases !== undefined) {
-        const at = performance.now();
+        const at = now();
         scoreMs += partitioned - started;
         sortMs += at - partitioned;
       }
@@ -349,13 +344,13 @@ export class PoolIndex {
       let chunk = FIRST_CHUNK;
       let deferredSeen = fit.deferred;
       while (next < stop) {
-        const sortStart = phases === undefined ? 0 : performance.now();
+        const sortStart = phases === undefined ? 0 : now();
         const count =
           stop - next <= chunk ? stop - next : bringBest(ranked, next, stop, chunk, scores, this.values);
         chunk *= 4;
         const front = ranked.subarray(next, next + count).sort(compareMatched);
         next += count;
-        if (phases !== undefined) sortMs += performance.now() - sortStart;
+        if (phases !== undefined) sortMs += now() - sortStart;
         for (const slot of front) if (!visit(slot, false)) return false;
         if (fit.deferred === deferredSeen || next === stop) continue;
         // An item did not fit. The room only shrinks from here, so an item that does not fit now never will: each
@@ -399,13 +394,13 @@ export class PoolIndex {
     // Nothing left could fit: every eligible item not walked is deferred, exactly as a full walk would count it.
     if (stoppedEarly) fit.defer(documentCount - walked);
     // The audit counts the matched items of the kinds the walk never reached too.
-    const countStarted = phases === undefined ? 0 : performance.now();
+    const countStarted = phases === undefined ? 0 : now();
     for (let rank = 0; rank < requested.length; rank += 1) {
       if (scored[rank] === 0) {
         matchedCount += this.countGroup(KIND_SLOT[requested[rank]!] * 2, weighed, contradictions);
       }
     }
-    if (phases !== undefined) scoreMs += performance.now() - countStarted;
+    if (phases !== undefined) scoreMs += now() - countStarted;
 
     for (let i = 0; i < touchedCount; i += 1) {
       const slot = touched[i]!;
@@ -503,7 +498,7 @@ export class PoolIndex {
       // compareRecallHits on slots: phrase hits first, then score descending, then id.
       if (marks[a] !== marks[b]) return marks[a] === MARK_MATCHED ? -1 : 1;
       if (scores[a] !== scores[b]) return scores[a]! > scores[b]! ? -1 : 1;
-      return compareIds(this.records[a]!.id, this.records[b]!.id);
+      return compareCodeUnits(this.records[a]!.id, this.records[b]!.id);
     });
     const hits = best.map(
       (slot): RecallHit => ({
@@ -706,8 +701,8 @@ export class PoolIndex {
       (live ? LIVE : 0) | (isInert(item) ? INERT : 0) | (item.project === SHARED_PROJECT ? SHARED : 0);
     this.kinds[slot] = KIND_SLOT[item.kind];
     this.groups[slot] = KIND_SLOT[item.kind] * 2 + (isInert(item) ? 1 : 0);
-    this.confidences[slot] = confidenceRank(item.confidence);
-    this.authorities[slot] = authorityRank(item.authority);
+    this.confidences[slot] = confidenceSortKey(item.confidence);
+    this.authorities[slot] = authoritySortKey(item.authority);
     this.times[slot] = itemTime(item);
     this.costs[slot] = itemCost(item);
     if (!live) {

@@ -1,21 +1,24 @@
-import type { Authority, Confidence, ContextItem } from "@kxm/contract";
+import { type Authority, type Confidence, type ContextItem, compareCodeUnits } from "@kxm/contract";
 
-const CONFIDENCE_RANK: Readonly<Record<Confidence, number>> = { verified: 0, probable: 1, uncertain: 2 };
-const AUTHORITY_RANK: Readonly<Record<Authority, number>> = {
+const CONFIDENCE_SORT_KEY: Readonly<Record<Confidence, number>> = { verified: 0, probable: 1, uncertain: 2 };
+const AUTHORITY_SORT_KEY: Readonly<Record<Authority, number>> = {
   policy: 0,
   instruction: 1,
   evidence: 2,
   hypothesis: 3,
 };
 
-/** Smaller is stronger. */
-export function confidenceRank(confidence: Confidence): number {
-  return CONFIDENCE_RANK[confidence];
+/** The confidence's place in an ascending sort: 0 for `verified`, the strongest, to 2 for `uncertain`. */
+export function confidenceSortKey(confidence: Confidence): number {
+  return CONFIDENCE_SORT_KEY[confidence];
 }
 
-/** Smaller is stronger. */
-export function authorityRank(authority: Authority): number {
-  return AUTHORITY_RANK[authority];
+/**
+ * The authority's place in an ascending sort: 0 for `policy`, the strongest, to 3 for `hypothesis`. The reverse of
+ * provenance's `authorityRank`, where a larger rank is stronger; a different name so neither is read the wrong way.
+ */
+export function authoritySortKey(authority: Authority): number {
+  return AUTHORITY_SORT_KEY[authority];
 }
 
 function parseTime(value: string | undefined): number {
@@ -38,9 +41,9 @@ export interface RankKeys {
   readonly kindIndex: number;
   /** 5. BM25 score; 3. is derived from it (matched means score > 0). */
   readonly score: number;
-  /** 6. */
+  /** 6. {@link confidenceSortKey}: smaller is stronger. */
   readonly confidence: number;
-  /** 7. */
+  /** 7. {@link authoritySortKey}: smaller is stronger. */
   readonly authority: number;
   /** 8. */
   readonly time: number;
@@ -59,10 +62,5 @@ export function compareRankKeys(a: RankKeys, b: RankKeys): number {
   if (a.confidence !== b.confidence) return a.confidence - b.confidence;
   if (a.authority !== b.authority) return a.authority - b.authority;
   if (a.time !== b.time) return a.time > b.time ? -1 : 1;
-  return compareIds(a.id, b.id);
-}
-
-/** Code-unit order, never `localeCompare`. */
-export function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return compareCodeUnits(a.id, b.id);
 }

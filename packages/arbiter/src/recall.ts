@@ -1,7 +1,12 @@
-import type { ContextItem, RecallItem, RecallRequest, RecallResult } from "@kxm/contract";
+import {
+  type ContextItem,
+  compareCodeUnits,
+  type RecallItem,
+  type RecallRequest,
+  type RecallResult,
+} from "@kxm/contract";
 import { roundScore, scoreCorpus } from "./bm25.js";
 import { isLive } from "./eligibility.js";
-import { compareIds } from "./rank.js";
 import { checkPool, type ResolvedRecallRequest, resolveRecallRequest } from "./request.js";
 import { queryTerms } from "./tokenize.js";
 
@@ -18,7 +23,7 @@ export interface RecallHit {
 function compareRecallHits(a: RecallHit, b: RecallHit): number {
   if (a.phrase !== b.phrase) return a.phrase ? -1 : 1;
   if (a.score !== b.score) return a.score > b.score ? -1 : 1;
-  return compareIds(a.item.id, b.item.id);
+  return compareCodeUnits(a.item.id, b.item.id);
 }
 
 /** The recall pool: live items that are not skills, of the requested kinds. */

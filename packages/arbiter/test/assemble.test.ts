@@ -384,13 +384,37 @@ describe("phase timings", () => {
     const index = new PoolIndex(pool);
     const request: ContextRequest = { project: "demo", role: "implementer", task: "release branch" };
     const phases = { tokenizeMs: -1, scoreMs: -1, sortMs: -1, fillMs: -1 };
-    const timed = index.assemble(request, { phases, contradictionIds: ["s"] });
+    const timed = index.assemble(request, { phases, now: () => performance.now(), contradictionIds: ["s"] });
     expect(bytes(timed)).toBe(bytes(index.assemble(request, { contradictionIds: ["s"] })));
     expect(bytes(timed)).toBe(bytes(assemblePacket(pool, request, { contradictionIds: ["s"] })));
     for (const ms of Object.values(phases)) {
       expect(ms).toBeGreaterThanOrEqual(0);
       expect(ms).toBeLessThan(1_000);
     }
+  });
+
+  test("the phases are measured on the clock the caller passes, and only on it", () => {
+    const pool = [
+      item({ id: "a", summary: "release branch protection" }),
+      item({ id: "b", summary: "unrelated" }),
+    ];
+    const index = new PoolIndex(pool);
+    const request: ContextRequest = { project: "demo", role: "implementer", task: "release branch" };
+    // A clock that advances one millisecond per reading: every phase is a whole number of readings.
+    let readings = 0;
+    const now = (): number => {
+      readings += 1;
+      return readings;
+    };
+    const phases = { tokenizeMs: -1, scoreMs: -1, sortMs: -1, fillMs: -1 };
+    const timed = index.assemble(request, { phases, now });
+    expect(bytes(timed)).toBe(bytes(assemblePacket(pool, request)));
+    expect(phases.tokenizeMs).toBe(1);
+    expect(readings).toBeGreaterThan(2);
+    const total = phases.tokenizeMs + phases.scoreMs + phases.sortMs + phases.fillMs;
+    // From the first reading to the last: tokenize, then scoring, sorting and the fill account for every lap.
+    expect(total).toBe(readings - 1);
+    for (const ms of Object.values(phases)) expect(Number.isInteger(ms) && ms >= 0).toBe(true);
   });
 });
 

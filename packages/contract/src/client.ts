@@ -1,3 +1,6 @@
+// The `@kxm/contract/client` subpath: a typed client for the hub's routes. It is the contract's one module with side
+// effects (fetch, timers, the clock for Retry-After), so it is kept off the root entry, which stays pure. Named
+// exports only: every one is public.
 import type { z } from "zod";
 import { ERROR_CATALOGUE, type ErrorCode, KxmError } from "./errors.js";
 import { ROUTES, type RouteName } from "./routes.js";

@@ -1,13 +1,6 @@
 // The public surface of @kxm/contract. Named exports only: adding a name here makes it public on purpose.
-export {
-  createHubClient,
-  DEFAULT_MAX_RETRY_AFTER_MS,
-  type HubClient,
-  type HubClientOptions,
-  type RouteInput,
-  type RouteOutput,
-  unreachableReason,
-} from "./client.js";
+// Everything here is pure data and functions; the hub client, which calls fetch, is the `@kxm/contract/client`
+// subpath (client.ts), and nothing exported here imports it (the layer check's contract-client-subpath rule).
 export { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode, isKxmError, KxmError } from "./errors.js";
 export {
   ADMIN_ACTOR,
@@ -58,8 +51,10 @@ export {
   rolePolicy,
 } from "./roles.js";
 export {
+  type AgentKeyRecord,
   AgentKeySchema,
   ExplanationSchema,
+  type OperatorRecord,
   OperatorSchema,
   type Problem,
   ProblemSchema,
@@ -71,7 +66,7 @@ export {
   type RouteAuth,
   type RouteDefinition,
   type RouteName,
-  type RunRecordWire,
+  type RunRecord,
   RunSchema,
   type WikiRecords,
   WikiRecordsSchema,

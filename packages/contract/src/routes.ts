@@ -33,11 +33,14 @@ const EvidenceRefsSchema = z
   .max(LIMITS.maxStateEvidenceRefs);
 const ActorSchema = z.string().trim().min(1).max(LIMITS.idChars);
 
+/** A registered project and the checkout its authored memory and skills are read from. */
 export const ProjectSchema = z.object({
   id: z.string(),
+  /** Absolute path of the project's checkout, or null when none is registered. */
   checkoutRoot: z.string().nullable(),
   createdAt: z.string(),
 });
+/** A registered project, as the hub answers it and as the store keeps it. */
 export type ProjectRecord = z.infer<typeof ProjectSchema>;
 
 /** A checkout root as the API takes it: an absolute path of an existing folder on the hub's machine. */
@@ -45,10 +48,13 @@ const CheckoutRootSchema = z.string().min(1).max(4096);
 
 /** An agent's active key, without the key: who holds it and since when. */
 export const AgentKeySchema = z.object({ agentId: z.string(), createdAt: z.string() });
+export type AgentKeyRecord = z.infer<typeof AgentKeySchema>;
 
 /** A named operator's active token, without the token. */
 export const OperatorSchema = z.object({ name: z.string(), createdAt: z.string() });
+export type OperatorRecord = z.infer<typeof OperatorSchema>;
 
+/** A workflow run. `finishedAt`, `failingStep` and `lessons` are absent until set, never undefined-valued. */
 export const RunSchema = z.object({
   id: z.string(),
   project: z.string(),
@@ -59,7 +65,8 @@ export const RunSchema = z.object({
   failingStep: z.string().optional(),
   lessons: z.array(z.string()).optional(),
 });
-export type RunRecordWire = z.infer<typeof RunSchema>;
+/** A workflow run, as the hub answers it and as the store keeps it. */
+export type RunRecord = z.infer<typeof RunSchema>;
 
 export const ExplanationSchema = z.object({
   id: z.string(),

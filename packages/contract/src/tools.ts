@@ -47,14 +47,13 @@ export type RecallToolInput = z.infer<typeof RecallToolInputSchema>;
 
 const proposal = ROUTES.proposeState.body.shape;
 
-const AUTHORITY_RANK = (authority: Authority) => AUTHORITIES.indexOf(authority);
-
 /**
  * The authorities an agent's proposal may claim: those at or below the ceiling of the `peer` origin that every
- * agent credential writes with (evidence and hypothesis). Policy and instruction need an operator.
+ * agent credential writes with (evidence and hypothesis). Policy and instruction need an operator. `AUTHORITIES`
+ * lists the strongest first, so these are the ceiling and everything after it.
  */
-export const AGENT_AUTHORITIES = AUTHORITIES.filter(
-  (authority) => AUTHORITY_RANK(authority) >= AUTHORITY_RANK(ORIGIN_CEILINGS.peer),
+export const AGENT_AUTHORITIES = AUTHORITIES.slice(
+  AUTHORITIES.indexOf(ORIGIN_CEILINGS.peer),
 ) as unknown as readonly [Authority, ...Authority[]];
 
 /** `kxm_promote`: propose a value for a state key. Despite its name it only proposes; an operator promotes. */

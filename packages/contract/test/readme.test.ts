@@ -1,10 +1,14 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import * as contract from "@kxm/contract";
+import * as client from "@kxm/contract/client";
 import { describe, expect, test } from "vitest";
 
 const README = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
 const INDEX = readFileSync(fileURLToPath(new URL("../src/index.ts", import.meta.url)), "utf8");
+const CLIENT = readFileSync(fileURLToPath(new URL("../src/client.ts", import.meta.url)), "utf8");
+/** Where the API section turns to the `@kxm/contract/client` subpath. */
+const CLIENT_HEADING = "The hub client, from `@kxm/contract/client`";
 
 /** Every name `src/index.ts` exports, values and types alike. */
 function exportedNames(): string[] {
@@ -20,6 +24,19 @@ function exportedNames(): string[] {
     }
   }
   return names;
+}
+
+/** Every name `src/client.ts` (the `@kxm/contract/client` subpath) declares as an export. */
+function clientNames(): string[] {
+  return [
+    ...CLIENT.matchAll(
+      /^export\s+(?:declare\s+)?(?:const|function|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/gm,
+    ),
+  ].map(([, name = ""]) => name);
+}
+
+function documentedNames(text: string): string[] {
+  return [...text.matchAll(/^- `([A-Za-z_$][\w$]*)`: \S/gm)].map(([, name = ""]) => name);
 }
 
 function section(title: string): string {
@@ -44,9 +61,23 @@ describe("the README", () => {
   });
 
   test("gives every export one line in API, and no line to a name that is not exported", () => {
-    const documented = [...section("API").matchAll(/^- `([A-Za-z_$][\w$]*)`: \S/gm)].map(([, name]) => name);
-    expect([...documented].sort()).toEqual(exportedNames().sort());
+    const api = section("API");
+    const split = api.indexOf(CLIENT_HEADING);
+    expect(split).toBeGreaterThan(0);
+    const root = documentedNames(api.slice(0, split));
+    const subpath = documentedNames(api.slice(split));
+    expect([...root].sort()).toEqual(exportedNames().sort());
+    expect([...subpath].sort()).toEqual(clientNames().sort());
+    const documented = [...root, ...subpath];
     expect(new Set(documented).size).toBe(documented.length);
+  });
+
+  test("the client subpath's list is what it exports, and the root entry exports none of it", () => {
+    const values = Object.keys(client).sort();
+    expect(values).toEqual(["createHubClient", "DEFAULT_MAX_RETRY_AFTER_MS", "unreachableReason"].sort());
+    expect(values.every((name) => clientNames().includes(name))).toBe(true);
+    for (const name of clientNames()) expect(exportedNames()).not.toContain(name);
+    expect(Object.keys(contract).filter((name) => values.includes(name))).toEqual([]);
   });
 
   test("the export list it is checked against is the package's real surface, without export *", () => {

@@ -1,4 +1,5 @@
-import { isKxmError, KxmError, MCP_PATHS, unreachableReason, WhoamiSchema } from "@kxm/contract";
+import { isKxmError, KxmError, MCP_PATHS, WhoamiSchema } from "@kxm/contract";
+import { unreachableReason } from "@kxm/contract/client";
 
 export interface ResolveAgentOptions {
   /** The hub's base URL, such as `http://127.0.0.1:7420`. */

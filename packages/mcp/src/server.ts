@@ -1,4 +1,5 @@
-import { type HubClient, isKxmError, KxmError, parseOrThrow, ToolErrorSchema } from "@kxm/contract";
+import { isKxmError, KxmError, parseOrThrow, ToolErrorSchema } from "@kxm/contract";
+import type { HubClient } from "@kxm/contract/client";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,

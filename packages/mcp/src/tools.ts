@@ -3,7 +3,6 @@ import {
   AUTHORITIES,
   ContextToolInputSchema,
   EpisodeToolInputSchema,
-  type HubClient,
   KxmError,
   NAMED_ROLES,
   PromoteToolInputSchema,
@@ -11,6 +10,7 @@ import {
   TOOL_OUTPUT_SCHEMAS,
   type ToolName,
 } from "@kxm/contract";
+import type { HubClient } from "@kxm/contract/client";
 import type { z } from "zod";
 
 /** One agent tool: its name, what an agent reads about it, its input and output schemas and what it does. */

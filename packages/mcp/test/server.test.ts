@@ -1,4 +1,5 @@
-import { createHubClient, KxmError } from "@kxm/contract";
+import { KxmError } from "@kxm/contract";
+import { createHubClient } from "@kxm/contract/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";

@@ -5,7 +5,7 @@ import { KxmError, LIMITS } from "@kxm/contract";
 import { redactSecrets } from "@kxm/provenance";
 import { stringify } from "yaml";
 import { projectPath, writeFileWhole } from "./files.js";
-import { memoryDir } from "./load.js";
+import { memoryCandidatesDir } from "./layout.js";
 import { MEMORY_SCHEMA, MEMORY_SCOPES, type MemoryScope } from "./memory-file.js";
 
 /** What `kxm memory note` records. `source` is a source reference (a PR, a doc path), kept as `sourceRef`. */
@@ -82,7 +82,7 @@ export async function noteCandidate(
     options.source === undefined ? undefined : cleanText("source", options.source, LIMITS.sourceRefChars);
   const hex = createHash("sha256").update(`${scope}\0${kind}\0${summary}`).digest("hex").slice(0, 12);
   const id = `cand_${scope}_${hex}`;
-  const path = join(memoryDir(root), "candidates", `${id}.md`);
+  const path = join(memoryCandidatesDir(root), `${id}.md`);
   const file = projectPath(root, path);
   if (await exists(path)) return { id, file, created: false };
   await writeFileWhole(path, candidateText(id, scope, kind, summary, sourceRef));

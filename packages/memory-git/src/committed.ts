@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { ContextItem } from "@kxm/contract";
+import { type ContextItem, compareCodeUnits } from "@kxm/contract";
 import { admitFact } from "./fact-item.js";
 import {
   type CommittedFile,
@@ -10,16 +10,17 @@ import {
   type GitOptions,
   readCommittedFiles,
 } from "./git.js";
+import { AUTHORED_MEMORY_PATHS, isMemoryCandidate, KXM_PATHS } from "./layout.js";
 import { checkMemoryFile, type MemoryFact, type MemoryProblem } from "./memory-file.js";
 import { duplicateIdProblem } from "./memory-listing.js";
 import { computeMemoryRevision, type RevisionFile, revisionOf } from "./revision.js";
 import { loadPromotedSkillItems } from "./skills/items.js";
 
 /** What a checkout's authored memory is read from: the memory folder and the promoted skills, at HEAD. */
-const COMMITTED_MEMORY_PATHS = [".kxm/memory", ".kxm/skills/promoted"] as const;
+const COMMITTED_MEMORY_PATHS = AUTHORED_MEMORY_PATHS;
 
-const MEMORY_PREFIX = ".kxm/memory/";
-const SKILL_PREFIX = ".kxm/skills/promoted/";
+const MEMORY_PREFIX = `${KXM_PATHS.memory}/`;
+const SKILL_PREFIX = `${KXM_PATHS.promotedSkills}/`;
 
 /** A memory or promoted-skill file whose work-tree or index content differs from HEAD, so it is not served. */
 export interface WithheldFile {
@@ -48,13 +49,8 @@ export interface CommittedMemory {
   unavailable: "not_a_repository" | "git_missing" | "timeout" | "failed" | undefined;
 }
 
-/** True for a path in a `candidates` folder below `.kxm/memory`: never memory, never part of the revision. */
-function isCandidate(rel: string): boolean {
-  return rel.split("/").slice(0, -1).includes("candidates");
-}
-
 function byId(a: MemoryFact, b: MemoryFact): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return compareCodeUnits(a.id, b.id);
 }
 
 /** The facts and problems of the files directly in `.kxm/memory`, as committed; files arrive sorted by path. */
@@ -168,7 +164,7 @@ export async function readCommittedMemory(
   }
   const files = committed.files.filter(
     (file) =>
-      (file.path.startsWith(MEMORY_PREFIX) && !isCandidate(file.path.slice(MEMORY_PREFIX.length))) ||
+      (file.path.startsWith(MEMORY_PREFIX) && !isMemoryCandidate(file.path.slice(MEMORY_PREFIX.length))) ||
       file.path.startsWith(SKILL_PREFIX),
   );
   const revisionFiles: RevisionFile[] = files.map((file) =>
@@ -182,7 +178,9 @@ export async function readCommittedMemory(
     check.status === "dirty"
       ? check.files.filter(
           (file) =>
-            !(file.path.startsWith(MEMORY_PREFIX) && isCandidate(file.path.slice(MEMORY_PREFIX.length))),
+            !(
+              file.path.startsWith(MEMORY_PREFIX) && isMemoryCandidate(file.path.slice(MEMORY_PREFIX.length))
+            ),
         )
       : [];
   return {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { isAbsolute } from "node:path";
-import { KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError } from "@kxm/contract";
 
 /**
  * Why a file under checked paths is not committed content. `modified`, `deleted` and `staged` compare the work
@@ -54,6 +54,7 @@ const INHERITED_GIT_VARIABLES = [
 
 function gitEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
+    // biome-ignore lint/style/noProcessEnv: passed through to git (less the repository-locating variables), not read.
     ...process.env,
     GIT_OPTIONAL_LOCKS: "0",
     GIT_TERMINAL_PROMPT: "0",
@@ -279,7 +280,7 @@ export async function checkTrackedClean(
   if (byPath.size === 0) return { status: "clean" };
   const files = [...byPath]
     .map(([path, state]) => ({ path, state }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    .sort((a, b) => compareCodeUnits(a.path, b.path));
   return { status: "dirty", files };
 }
 
@@ -406,7 +407,7 @@ export async function readCommittedFiles(
   }
   const files = entries
     .map((entry, i) => ({ path: entry.path, symlink: entry.symlink, bytes: blobs[i] ?? Buffer.alloc(0) }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    .sort((a, b) => compareCodeUnits(a.path, b.path));
   return { status: "ok", commit, files };
 }
 

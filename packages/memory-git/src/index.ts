@@ -11,6 +11,7 @@ export { writeFileWhole } from "./files.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { CommittedFile, CommittedFiles, GitFileState } from "./git.js";
 export { checkTrackedClean, type GitCheck, gitDirectories } from "./git.js";
+export { authoredMemoryDirs, KXM_PATHS, kxmDir } from "./layout.js";
 export { activeFacts, deliverableFacts, validateMemory } from "./load.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { MemoryFact } from "./memory-file.js";

@@ -1,6 +1,6 @@
-import { join } from "node:path";
-import { KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError } from "@kxm/contract";
 import { admitFact } from "./fact-item.js";
+import { memoryDir } from "./layout.js";
 import { formatMemoryProblem, type MemoryFact, type MemoryProblem } from "./memory-file.js";
 import {
   checkMemoryEntry,
@@ -9,13 +9,8 @@ import {
   parseMemoryEntry,
 } from "./memory-listing.js";
 
-/** `<root>/.kxm/memory`, where authored memory facts live. */
-export function memoryDir(root: string): string {
-  return join(root, ".kxm", "memory");
-}
-
 function byId(a: MemoryFact, b: MemoryFact): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return compareCodeUnits(a.id, b.id);
 }
 
 /**

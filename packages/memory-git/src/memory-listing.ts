@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError } from "@kxm/contract";
 import { projectPath } from "./files.js";
 import {
   checkMemoryFile,
@@ -39,7 +39,7 @@ export async function listMemoryEntries(root: string, dir: string): Promise<Memo
   }
   return entries
     .filter((entry) => entry.name.endsWith(".md") && (entry.isFile() || entry.isSymbolicLink()))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .sort((a, b) => compareCodeUnits(a.name, b.name))
     .map((entry) => {
       const path = join(dir, entry.name);
       return { file: projectPath(root, path), path, symlink: entry.isSymbolicLink() };

@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
 import { readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
+import { compareCodeUnits } from "@kxm/contract";
+import { CANDIDATES_FOLDER, memoryDir, promotedSkillsDir } from "./layout.js";
 
 interface Entry {
   /** Path relative to the group's folder, forward slashes. */
@@ -43,7 +45,7 @@ export interface RevisionFile {
 }
 
 function byRel(a: { rel: string }, b: { rel: string }): number {
-  return a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0;
+  return compareCodeUnits(a.rel, b.rel);
 }
 
 /**
@@ -82,7 +84,7 @@ async function readGroup(group: "memory" | "skill", dir: string, skip?: string):
  */
 export async function computeMemoryRevision(root: string): Promise<string> {
   return revisionOf([
-    ...(await readGroup("memory", join(root, ".kxm", "memory"), "candidates")),
-    ...(await readGroup("skill", join(root, ".kxm", "skills", "promoted"))),
+    ...(await readGroup("memory", memoryDir(root), CANDIDATES_FOLDER)),
+    ...(await readGroup("skill", promotedSkillsDir(root))),
   ]);
 }

@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { KxmError } from "@kxm/contract";
+import { KXM_DIR } from "./layout.js";
 
 async function isDirectory(path: string): Promise<boolean> {
   try {
@@ -26,7 +27,7 @@ async function exists(path: string): Promise<boolean> {
 export async function findProjectRoot(start: string): Promise<string> {
   let current = resolve(start);
   for (;;) {
-    if ((await isDirectory(join(current, ".kxm"))) || (await exists(join(current, ".git")))) return current;
+    if ((await isDirectory(join(current, KXM_DIR))) || (await exists(join(current, ".git")))) return current;
     const parent = dirname(current);
     if (parent === current) {
       throw new KxmError(

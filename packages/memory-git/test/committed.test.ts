@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { git } from "@kxm/test-support";
 import { describe, expect, it } from "vitest";
 import { readCommittedMemory } from "../src/committed.js";
 import { admitFact } from "../src/fact-item.js";
@@ -9,18 +10,6 @@ import { deliverableFacts, validateMemory } from "../src/load.js";
 import { computeMemoryRevision } from "../src/revision.js";
 import { syncInstructionFiles } from "../src/sync.js";
 import { expectKxmRejection, put, putFact, snapshot, tempRoot } from "./support/memory-fixtures.js";
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync(
-    "git",
-    ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args],
-    {
-      cwd,
-      encoding: "utf8",
-      env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-    },
-  ).trim();
-}
 
 async function repo(): Promise<string> {
   const root = await tempRoot();

@@ -1,21 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { chmod, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { git } from "@kxm/test-support";
 import { describe, expect, it } from "vitest";
 import { checkTrackedClean, gitHeadCommit } from "../src/git.js";
-import { expectKxmError, tempDir, writeTree } from "./support/skills-fixtures.js";
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync(
-    "git",
-    ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args],
-    {
-      cwd,
-      encoding: "utf8",
-      env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-    },
-  );
-}
+import { expectKxmRejection, tempDir, writeFiles } from "./support/skills-fixtures.js";
 
 const PATHS = [".kxm/memory", ".kxm/skills/promoted"];
 
@@ -23,7 +11,7 @@ const PATHS = [".kxm/memory", ".kxm/skills/promoted"];
 async function repo(): Promise<string> {
   const root = await tempDir("kxm-git-");
   git(root, "init", "-q");
-  await writeTree(root, {
+  await writeFiles(root, {
     ".kxm/memory/test-runner.md": "fact\n",
     ".kxm/memory/with space.md": "fact\n",
     ".kxm/skills/promoted/a.0123456789ab/SKILL.md": "skill\n",
@@ -67,7 +55,7 @@ describe("checkTrackedClean", () => {
 
   it("reports untracked files, each one, including inside new folders", async () => {
     const root = await repo();
-    await writeTree(root, {
+    await writeFiles(root, {
       ".kxm/skills/promoted/b.0123456789ab/SKILL.md": "new\n",
       ".kxm/memory/new.md": "n\n",
     });
@@ -85,7 +73,7 @@ describe("checkTrackedClean", () => {
     await writeFile(join(root, ".gitignore"), ".kxm/memory/local.md\n.kxm/memory/private/\n");
     git(root, "add", ".gitignore");
     git(root, "commit", "-q", "-m", "ignore");
-    await writeTree(root, { ".kxm/memory/local.md": "l\n", ".kxm/memory/private/a.md": "p\n" });
+    await writeFiles(root, { ".kxm/memory/local.md": "l\n", ".kxm/memory/private/a.md": "p\n" });
     expect(await checkTrackedClean(root, PATHS)).toEqual({
       status: "dirty",
       files: [
@@ -124,7 +112,7 @@ describe("checkTrackedClean", () => {
   it("handles paths with spaces, quotes and newlines, and checked paths with spaces", async () => {
     const root = await repo();
     await writeFile(join(root, ".kxm/memory/with space.md"), "edited\n");
-    await writeTree(root, { '.kxm/memory/odd "name"\nline.md': "x\n", "my notes/a b.md": "x\n" });
+    await writeFiles(root, { '.kxm/memory/odd "name"\nline.md': "x\n", "my notes/a b.md": "x\n" });
     expect(await checkTrackedClean(root, [...PATHS, "my notes"])).toEqual({
       status: "dirty",
       files: [
@@ -137,7 +125,7 @@ describe("checkTrackedClean", () => {
 
   it("treats paths literally, not as globs", async () => {
     const root = await repo();
-    await writeTree(root, { ".kxm/memory/new.md": "n\n" });
+    await writeFiles(root, { ".kxm/memory/new.md": "n\n" });
     expect(await checkTrackedClean(root, [".kxm/mem*"])).toEqual({ status: "clean" });
   });
 
@@ -158,7 +146,7 @@ describe("checkTrackedClean", () => {
   it("reports project-relative paths when the project is a folder inside the repository", async () => {
     const top = await tempDir("kxm-git-");
     git(top, "init", "-q");
-    await writeTree(top, { "apps/site/.kxm/memory/a.md": "a\n" });
+    await writeFiles(top, { "apps/site/.kxm/memory/a.md": "a\n" });
     git(top, "add", "-A");
     git(top, "commit", "-q", "-m", "init");
     const root = join(top, "apps", "site");
@@ -173,7 +161,7 @@ describe("checkTrackedClean", () => {
   it("counts every file as uncommitted in a repository with no commit yet", async () => {
     const root = await tempDir("kxm-git-");
     git(root, "init", "-q");
-    await writeTree(root, { ".kxm/memory/a.md": "a\n", ".kxm/memory/b.md": "b\n" });
+    await writeFiles(root, { ".kxm/memory/a.md": "a\n", ".kxm/memory/b.md": "b\n" });
     git(root, "add", ".kxm/memory/a.md");
     expect(await checkTrackedClean(root, PATHS)).toEqual({
       status: "dirty",
@@ -242,7 +230,7 @@ describe("checkTrackedClean", () => {
   it("refuses a path outside the project", async () => {
     const root = await repo();
     for (const path of ["../elsewhere", "/etc", ".kxm/../..", ""]) {
-      await expectKxmError(checkTrackedClean(root, [path]), "invalid_request");
+      await expectKxmRejection(checkTrackedClean(root, [path]), "invalid_request");
     }
   });
 
@@ -284,7 +272,7 @@ describe("gitHeadCommit", () => {
 
   it("throws git_unavailable when git is missing or hangs", async () => {
     const root = await tempDir("kxm-git-");
-    const error = await expectKxmError(
+    const error = await expectKxmRejection(
       gitHeadCommit(root, { gitBinary: join(root, "nope") }),
       "git_unavailable",
     );
@@ -292,6 +280,6 @@ describe("gitHeadCommit", () => {
     const fake = join(root, "hanging-git");
     await writeFile(fake, "#!/bin/sh\nsleep 30\n");
     await chmod(fake, 0o755);
-    await expectKxmError(gitHeadCommit(root, { gitBinary: fake, timeoutMs: 200 }), "git_unavailable");
+    await expectKxmRejection(gitHeadCommit(root, { gitBinary: fake, timeoutMs: 200 }), "git_unavailable");
   });
 });

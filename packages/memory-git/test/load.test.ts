@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { type Authority, ORIGIN_CEILINGS, ORIGINS, type Origin } from "@kxm/contract";
 import { describe, expect, it } from "vitest";
 import { factToContextItem } from "../src/fact-item.js";
-import { activeFacts, loadMemory, memoryDir, validateMemory } from "../src/load.js";
+import { memoryDir } from "../src/layout.js";
+import { activeFacts, loadMemory, validateMemory } from "../src/load.js";
 import { MEMORY_SCOPES, parseMemoryFile } from "../src/memory-file.js";
 import {
   expectKxmError,

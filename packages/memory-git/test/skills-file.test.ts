@@ -5,7 +5,7 @@ import {
   skillContentSha256,
   skillId,
 } from "../src/skills/skill-file.js";
-import { expectKxmError, sha256, skillMarkdown } from "./support/skills-fixtures.js";
+import { expectKxmRejection, sha256, skillMarkdown } from "./support/skills-fixtures.js";
 
 const HASH = "0123456789abcdef".repeat(4);
 
@@ -58,7 +58,7 @@ describe("skillId", () => {
   });
 
   it("refuses a hash that is not 64 lowercase hex digits", async () => {
-    await expectKxmError(() => skillId("a", "ABC"), "skill_invalid");
+    await expectKxmRejection(() => skillId("a", "ABC"), "skill_invalid");
   });
 });
 
@@ -128,14 +128,17 @@ describe("parseSkillMarkdown", () => {
       "model: not an Agent Skills field",
     ],
   ])("refuses %s with skill_invalid, naming the file", async (_, text, rule) => {
-    const error = await expectKxmError(() => parseSkillMarkdown(text, "my-skill/SKILL.md"), "skill_invalid");
+    const error = await expectKxmRejection(
+      () => parseSkillMarkdown(text, "my-skill/SKILL.md"),
+      "skill_invalid",
+    );
     expect(error.message).toContain("my-skill/SKILL.md");
     expect(error.message).toContain(rule);
     expect(error.status).toBe(400);
   });
 
   it("never echoes the value it refuses", async () => {
-    const error = await expectKxmError(
+    const error = await expectKxmRejection(
       () => parseSkillMarkdown("---\nname: Secret-Looking-Value\ndescription: d\n---\n"),
       "skill_invalid",
     );
@@ -145,7 +148,7 @@ describe("parseSkillMarkdown", () => {
   it.each(["tools", "permissions", "allow", "token", "allowed-tools", "hooks"])(
     "refuses the control-plane field %s with 403 context_authority_violation",
     async (field) => {
-      const error = await expectKxmError(
+      const error = await expectKxmRejection(
         () => parseSkillMarkdown(skillMarkdown({ [field]: "Bash(git:*)" })),
         "context_authority_violation",
       );

@@ -13,7 +13,7 @@ import {
   verifySkill,
 } from "../src/skills/store.js";
 import {
-  expectKxmError,
+  expectKxmRejection,
   LATER,
   NOW,
   sha256,
@@ -21,7 +21,7 @@ import {
   skillSource,
   snapshot,
   tempDir,
-  writeTree,
+  writeFiles,
 } from "./support/skills-fixtures.js";
 
 const SECRET = `ghp_${"a1B2".repeat(9)}`;
@@ -126,7 +126,7 @@ describe("proposeSkill", () => {
     const { root, work } = await setup();
     await proposed(root, work);
     const windows = await skillSource(work, { skill: `\uFEFF${SKILL.replace(/\n/g, "\r\n")}` });
-    const error = await expectKxmError(
+    const error = await expectKxmRejection(
       proposeSkill(root, windows, { proposedBy: "b", now: NOW }),
       "skill_exists",
     );
@@ -138,11 +138,11 @@ describe("proposeSkill", () => {
     const { root, work } = await setup();
     await proposed(root, work);
     await promoteSkill(root, ID, { promotedBy: "reviewer", evidenceRefs: ["pr:1"], now: LATER });
-    await expectKxmError(proposed(root, work), "skill_exists");
+    await expectKxmRejection(proposed(root, work), "skill_exists");
     await proposed(root, work, skillMarkdown({ name: "other" }));
     const other = (await listSkills(root)).find((skill) => skill.name === "other")!;
     await rejectSkill(root, other.id, { rejectedBy: "reviewer", reason: "duplicate", now: LATER });
-    await expectKxmError(proposed(root, work, skillMarkdown({ name: "other" })), "skill_exists");
+    await expectKxmRejection(proposed(root, work, skillMarkdown({ name: "other" })), "skill_exists");
   });
 });
 
@@ -194,7 +194,7 @@ describe("proposeSkill refusals leave the project unchanged", () => {
     await proposed(root, work, skillMarkdown({ name: "existing" }));
     const before = await snapshot(root);
     const source = await skillSource(work, { files });
-    const error = await expectKxmError(
+    const error = await expectKxmRejection(
       proposeSkill(root, source, { proposedBy: "a", now: NOW }),
       code as never,
     );
@@ -207,7 +207,7 @@ describe("proposeSkill refusals leave the project unchanged", () => {
     const { root, work } = await setup();
     const source = await skillSource(work);
     await rm(join(source, "SKILL.md"));
-    const error = await expectKxmError(
+    const error = await expectKxmRejection(
       proposeSkill(root, source, { proposedBy: "a", now: NOW }),
       "skill_invalid",
     );
@@ -218,14 +218,14 @@ describe("proposeSkill refusals leave the project unchanged", () => {
   it("refuses a symbolic link, to a file or to a folder", async () => {
     const { root, work, source } = await setup();
     await symlink("/etc/passwd", join(source, "references", "passwd"));
-    const error = await expectKxmError(
+    const error = await expectKxmRejection(
       proposeSkill(root, source, { proposedBy: "a", now: NOW }),
       "skill_invalid",
     );
     expect(error.message).toBe("references/passwd: is a symbolic link; a skill holds regular files only");
     const other = await skillSource(work);
     await symlink(work, join(other, "linked"));
-    await expectKxmError(proposeSkill(root, other, { proposedBy: "a", now: NOW }), "skill_invalid");
+    await expectKxmRejection(proposeSkill(root, other, { proposedBy: "a", now: NOW }), "skill_invalid");
     expect(await snapshot(root)).toEqual([]);
   });
 
@@ -234,7 +234,7 @@ describe("proposeSkill refusals leave the project unchanged", () => {
     const files: Record<string, Uint8Array> = {};
     for (let index = 0; index < 11; index++) files[`assets/${index}.bin`] = new Uint8Array(1024 * 1024);
     const source = await skillSource(work, { files });
-    const error = await expectKxmError(
+    const error = await expectKxmRejection(
       proposeSkill(root, source, { proposedBy: "a", now: NOW }),
       "skill_invalid",
     );
@@ -244,17 +244,17 @@ describe("proposeSkill refusals leave the project unchanged", () => {
 
   it("refuses a source that is not a folder, an empty proposer and an invalid date", async () => {
     const { root, work, source } = await setup();
-    await expectKxmError(
+    await expectKxmRejection(
       proposeSkill(root, join(work, "nope"), { proposedBy: "a", now: NOW }),
       "skill_invalid",
     );
-    await expectKxmError(
+    await expectKxmRejection(
       proposeSkill(root, join(source, "SKILL.md"), { proposedBy: "a", now: NOW }),
       "skill_invalid",
     );
-    await expectKxmError(proposeSkill(root, source, { proposedBy: "  ", now: NOW }), "invalid_request");
-    await expectKxmError(proposeSkill(root, source, { proposedBy: "a\nb", now: NOW }), "invalid_request");
-    await expectKxmError(
+    await expectKxmRejection(proposeSkill(root, source, { proposedBy: "  ", now: NOW }), "invalid_request");
+    await expectKxmRejection(proposeSkill(root, source, { proposedBy: "a\nb", now: NOW }), "invalid_request");
+    await expectKxmRejection(
       proposeSkill(root, source, { proposedBy: "a", now: new Date(Number.NaN) }),
       "invalid_request",
     );
@@ -264,7 +264,7 @@ describe("proposeSkill refusals leave the project unchanged", () => {
   it("names the secret's line, never the secret", async () => {
     const { root, work } = await setup();
     const source = await skillSource(work, { skill: skillMarkdown({ description: `Uses ${SECRET}` }) });
-    const error = await expectKxmError(
+    const error = await expectKxmRejection(
       proposeSkill(root, source, { proposedBy: "a", now: NOW }),
       "skill_invalid",
     );
@@ -370,7 +370,7 @@ describe("promoteSkill", () => {
     const { root, work } = await setup();
     await proposed(root, work);
     const before = await snapshot(root);
-    const error = await expectKxmError(promoteSkill(root, ID, { ...options, now: LATER }), code as never);
+    const error = await expectKxmRejection(promoteSkill(root, ID, { ...options, now: LATER }), code as never);
     expect(error.status).toBe(403);
     expect(error.message).toContain(rule);
     expect(await snapshot(root)).toEqual(before);
@@ -381,7 +381,7 @@ describe("promoteSkill", () => {
     await proposed(root, work);
     const before = await snapshot(root);
     for (const id of ["nope.0123456789ab", "../../etc", `${ID}/..`, ""]) {
-      const error = await expectKxmError(
+      const error = await expectKxmRejection(
         promoteSkill(root, id, { promotedBy: "r", evidenceRefs: ["pr:1"], now: LATER }),
         "skill_not_found",
       );
@@ -394,7 +394,7 @@ describe("promoteSkill", () => {
     const { root, work } = await setup();
     await proposed(root, work);
     await promoteSkill(root, ID, { promotedBy: "r", evidenceRefs: ["pr:1"], now: LATER });
-    const error = await expectKxmError(
+    const error = await expectKxmRejection(
       promoteSkill(root, ID, { promotedBy: "r", evidenceRefs: ["pr:1"], now: LATER }),
       "skill_not_found",
     );
@@ -415,13 +415,13 @@ describe("promoteSkill", () => {
     await proposed(root, work);
     await tamper(join(root, ".kxm", "skills", "candidates", ID));
     const before = await snapshot(root);
-    const error = await expectKxmError(
+    const error = await expectKxmRejection(
       promoteSkill(root, ID, { promotedBy: "r", evidenceRefs: ["pr:1"], now: LATER }),
       "skill_unverified",
     );
     expect(error.status).toBe(409);
     expect(error.message).toMatch(new RegExp(`^candidate skill ${ID.replace(".", "\\.")} does not verify: `));
-    await expectKxmError(
+    await expectKxmRejection(
       rejectSkill(root, ID, { rejectedBy: "r", reason: "no", now: LATER }),
       "skill_unverified",
     );
@@ -437,15 +437,15 @@ describe("promoteSkill", () => {
     const promoted = await promoteSkill(root, ID, { promotedBy: "r", evidenceRefs: ["pr:1"], now: LATER });
     await cp(saved, candidateDir, { recursive: true });
     expect(await listSkills(root)).toEqual([promoted]);
-    await expectKxmError(
+    await expectKxmRejection(
       promoteSkill(root, ID, { promotedBy: "r", evidenceRefs: ["pr:1"], now: LATER }),
       "skill_exists",
     );
-    await expectKxmError(
+    await expectKxmRejection(
       rejectSkill(root, ID, { rejectedBy: "r", reason: "late", now: LATER }),
       "skill_exists",
     );
-    await expectKxmError(proposed(root, work), "skill_exists");
+    await expectKxmRejection(proposed(root, work), "skill_exists");
   });
 });
 
@@ -483,14 +483,17 @@ describe("rejectSkill", () => {
     const { root, work } = await setup();
     await proposed(root, work);
     const before = await snapshot(root);
-    const error = await expectKxmError(rejectSkill(root, ID, { ...options, now: LATER }), "invalid_request");
+    const error = await expectKxmRejection(
+      rejectSkill(root, ID, { ...options, now: LATER }),
+      "invalid_request",
+    );
     expect(error.message).toBe(message);
     expect(await snapshot(root)).toEqual(before);
   });
 
   it("refuses an unknown id with skill_not_found", async () => {
     const { root } = await setup();
-    await expectKxmError(
+    await expectKxmRejection(
       rejectSkill(root, ID, { rejectedBy: "r", reason: "x", now: LATER }),
       "skill_not_found",
     );
@@ -525,7 +528,7 @@ describe("listSkills", () => {
   it("skips dot-named entries such as a temporary folder or .gitkeep", async () => {
     const { root, work } = await setup();
     const metadata = await proposed(root, work);
-    await writeTree(join(root, ".kxm", "skills"), {
+    await writeFiles(join(root, ".kxm", "skills"), {
       "candidates/.tmp-x-123/SKILL.md": "half",
       "promoted/.gitkeep": "",
     });
@@ -560,7 +563,7 @@ describe("listSkills", () => {
         writeFile(file, JSON.stringify({ ...metadata, files: { "../x": CONTENT_SHA } })),
     };
     await edits[what]!();
-    const error = await expectKxmError(listSkills(root), "skill_invalid");
+    const error = await expectKxmRejection(listSkills(root), "skill_invalid");
     expect(error.message.startsWith(`.kxm/skills/candidates/${ID}/${message}`), error.message).toBe(true);
   });
 
@@ -568,7 +571,7 @@ describe("listSkills", () => {
     const root = await tempDir();
     await mkdir(join(root, ".kxm", "skills", "promoted"), { recursive: true });
     await writeFile(join(root, ".kxm", "skills", "promoted", "README.md"), "x");
-    const error = await expectKxmError(listSkills(root), "skill_invalid");
+    const error = await expectKxmRejection(listSkills(root), "skill_invalid");
     expect(error.message).toBe(".kxm/skills/promoted/README.md: is not a skill folder");
   });
 });
@@ -593,7 +596,7 @@ describe("writeSkillFolder", () => {
     const parent = join(await tempDir(), "candidates");
     await writeSkillFolder(parent, "x.0123456789ab", "x", [file("a")], "{}\n");
     const before = await snapshot(parent);
-    await expectKxmError(
+    await expectKxmRejection(
       writeSkillFolder(parent, "x.0123456789ab", "x", [file("b")], "{}\n"),
       "skill_exists",
     );
@@ -605,7 +608,7 @@ describe("the stored layout: each copy is a valid Agent Skill where it sits", ()
   it("refuses a SKILL.md whose name is not its folder's, naming the Agent Skills rule; writes nothing", async () => {
     const { root, work } = await setup();
     const source = await skillSource(work, { folder: "release-notes-draft" });
-    const error = await expectKxmError(
+    const error = await expectKxmRejection(
       proposeSkill(root, source, { proposedBy: "agent-7", now: NOW }),
       "skill_invalid",
     );
@@ -620,7 +623,7 @@ describe("the stored layout: each copy is a valid Agent Skill where it sits", ()
     const { root, work } = await setup();
     const name = `a${"b".repeat(63)}c`;
     const source = await skillSource(work, { skill: skillMarkdown({ name }) });
-    const error = await expectKxmError(
+    const error = await expectKxmRejection(
       proposeSkill(root, source, { proposedBy: "agent-7", now: NOW }),
       "skill_invalid",
     );

@@ -7,7 +7,7 @@ import { type SkillMetadata, serializeSkillMetadata } from "../src/skills/metada
 import { skillContentSha256, skillId } from "../src/skills/skill-file.js";
 import { promoteSkill, proposeSkill, verifyPromotedSkills, verifySkill } from "../src/skills/store.js";
 import {
-  expectKxmError,
+  expectKxmRejection,
   LATER,
   NOW,
   sha256,
@@ -15,7 +15,7 @@ import {
   skillSource,
   snapshot,
   tempDir,
-  writeTree,
+  writeFiles,
 } from "./support/skills-fixtures.js";
 
 async function promotedSkill(root: string, work: string, name = "release-notes"): Promise<SkillMetadata> {
@@ -64,7 +64,7 @@ describe("verifySkill", () => {
 
   it("fails an added file", async () => {
     const { root, metadata, dir } = await setup();
-    await writeTree(dir, { "scripts/extra.sh": "rm -rf /\n" });
+    await writeFiles(dir, { "scripts/extra.sh": "rm -rf /\n" });
     expect((await verifySkill(root, metadata.id)).problems).toEqual([
       "scripts/extra.sh: is not listed in metadata.json files",
     ]);
@@ -130,7 +130,7 @@ describe("verifySkill", () => {
       promotedAt: LATER.toISOString(),
       evidenceRefs: ["pr:1"],
     };
-    await writeTree(join(root, ".kxm", "skills", "promoted", id), {
+    await writeFiles(join(root, ".kxm", "skills", "promoted", id), {
       "SKILL.md": text,
       "metadata.json": serializeSkillMetadata(metadata),
     });
@@ -160,13 +160,13 @@ describe("verifySkill", () => {
 
   it("refuses an unknown or malformed id with skill_not_found", async () => {
     const { root } = await setup();
-    await expectKxmError(verifySkill(root, "nope.0123456789ab"), "skill_not_found");
-    await expectKxmError(verifySkill(root, "../../etc/passwd"), "skill_not_found");
+    await expectKxmRejection(verifySkill(root, "nope.0123456789ab"), "skill_not_found");
+    await expectKxmRejection(verifySkill(root, "../../etc/passwd"), "skill_not_found");
   });
 
   it("never changes the tree", async () => {
     const { root, metadata, dir } = await setup();
-    await writeTree(dir, { "extra.txt": "x" });
+    await writeFiles(dir, { "extra.txt": "x" });
     const before = await snapshot(root);
     await verifySkill(root, metadata.id);
     await verifyPromotedSkills(root);
@@ -251,6 +251,6 @@ describe("loadPromotedSkillItems", () => {
 
   it("refuses an invalid project instead of marking every skill unverified", async () => {
     const { root } = await setup();
-    await expectKxmError(loadPromotedSkillItems(root, "bad project"), "invalid_request");
+    await expectKxmRejection(loadPromotedSkillItems(root, "bad project"), "invalid_request");
   });
 });

@@ -2,6 +2,7 @@ import {
   type Authority,
   type ContextItem,
   ContextItemSchema,
+  compareCodeUnits,
   type ItemKind,
   KxmError,
   LIMITS,
@@ -12,7 +13,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { assertWithinCeiling, isAuthorityAbove, strongestAuthority, weakerAuthority } from "./ceilings.js";
 import { assertNoControlPlaneFields } from "./control-plane.js";
-import { compareCodeUnits, lineageOf } from "./lineage.js";
+import { lineageOf } from "./lineage.js";
 import { parseContextItem } from "./parse-item.js";
 import { redactSecrets } from "./redact.js";
 import { withRedactedErrors } from "./safe-parse.js";

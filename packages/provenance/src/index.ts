@@ -15,7 +15,7 @@ export { deriveContextItem, summarizeContextItems } from "./derive.js";
 export { journalEntryToItem, journalKindFor } from "./journal.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { ExplainedItem, LineageAncestor, LineageExplanation } from "./lineage.js";
-export { compareCodeUnits, explainLineage, lineageDepth, lineageOf } from "./lineage.js";
+export { explainLineage, lineageDepth, lineageOf } from "./lineage.js";
 export { parseContextItem } from "./parse-item.js";
 export { findSecretRanges, REDACTED, redactSecrets } from "./redact.js";
 export { redactRef, redactRefs } from "./redact-refs.js";

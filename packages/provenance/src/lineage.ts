@@ -1,9 +1,11 @@
-import type { Authority, Confidence, ContextItem, ItemKind, Origin } from "@kxm/contract";
-
-/** Orders strings by UTF-16 code unit, never by locale, so every machine sorts alike. */
-export function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+import {
+  type Authority,
+  type Confidence,
+  type ContextItem,
+  compareCodeUnits,
+  type ItemKind,
+  type Origin,
+} from "@kxm/contract";
 
 /**
  * The `derivedFrom` of an item derived from `ancestors`: each ancestor's id and each ancestor's own

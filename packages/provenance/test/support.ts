@@ -1,21 +1,7 @@
-import { type ContextItem, type ErrorCode, isKxmError } from "@kxm/contract";
-import { expect } from "vitest";
+import type { ContextItem } from "@kxm/contract";
 
-/** Runs `fn`, expecting a KxmError with this code and status; returns it for further checks. */
-export function expectKxmError(fn: () => unknown, code: ErrorCode, status: number): Error {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught, "expected a KxmError to be thrown").toBeDefined();
-  expect(isKxmError(caught), String(caught)).toBe(true);
-  const error = caught as Error & { code: string; status: number };
-  expect({ code: error.code, status: error.status }).toEqual({ code, status });
-  expect(error.message).not.toMatch(/\n/);
-  return error;
-}
+// expectKxmError(fn, code, status) is the workspace's shared one.
+export { expectKxmError } from "@kxm/test-support";
 
 /** A valid raw item; override any field. */
 export function rawItem(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -9,7 +9,6 @@ export { openStore } from "./open.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type {
   AgentIdentity,
-  AgentKeyRecord,
   AppendJournalInput,
   ChangeBatch,
   ChangeKind,
@@ -19,13 +18,9 @@ export type {
   JournalFilter,
   KxmStore,
   OperatorIdentity,
-  OperatorRecord,
-  Project,
   PurgeCounts,
   RemovedProject,
-  ReviewedJournalEntry,
   ReviewJournalInput,
-  RunRecord,
   StartRunInput,
   StateContradiction,
   StatePromotion,

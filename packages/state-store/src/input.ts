@@ -1,5 +1,13 @@
 import { isAbsolute } from "node:path";
-import { type ErrorCode, IdSchema, KxmError, LIMITS, ProjectIdSchema, parseOrThrow } from "@kxm/contract";
+import {
+  compareCodeUnits,
+  type ErrorCode,
+  IdSchema,
+  KxmError,
+  LIMITS,
+  ProjectIdSchema,
+  parseOrThrow,
+} from "@kxm/contract";
 import { redactSecrets } from "@kxm/provenance";
 
 /** A project id (`invalid_request`, or `context_limits_exceeded` when too long). */
@@ -51,12 +59,7 @@ export function redactedText(value: unknown, field: string, max: number): string
 export function sortedUnion(...lists: ReadonlyArray<readonly string[] | undefined>): string[] {
   const all = new Set<string>();
   for (const list of lists) for (const ref of list ?? []) all.add(ref);
-  return [...all].sort(compareText);
-}
-
-/** Plain UTF-16 code-unit order, never locale-aware. */
-export function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return [...all].sort(compareCodeUnits);
 }
 
 /** A checkout root: null, or an absolute path of at most 4,096 characters. */

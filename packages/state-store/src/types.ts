@@ -1,19 +1,19 @@
 import type {
+  AgentKeyRecord,
   Authority,
   Confidence,
   ContextItem,
   JournalCategory,
   JournalEntry,
   JournalReview,
+  OperatorRecord,
+  ProjectRecord,
+  ReviewedJournalEntry,
+  RunRecord,
 } from "@kxm/contract";
 
-/** A registered project and the checkout its authored memory and skills are read from. */
-export interface Project {
-  id: string;
-  /** Absolute path of the project's checkout, or null when none is registered. */
-  checkoutRoot: string | null;
-  createdAt: string;
-}
+// The records the store returns are the contract's wire shapes (ProjectRecord, RunRecord, ReviewedJournalEntry,
+// AgentKeyRecord, OperatorRecord), declared once there: the store keeps nothing in them the wire does not carry.
 
 /** What removing a project deleted with it. */
 export interface RemovedProject {
@@ -29,34 +29,10 @@ export interface OperatorIdentity {
   name: string;
 }
 
-/** An operator holding an active token (the token is never stored or listed). */
-export interface OperatorRecord {
-  name: string;
-  createdAt: string;
-}
-
-/** An agent holding an active key (the key is never stored or listed). */
-export interface AgentKeyRecord {
-  agentId: string;
-  createdAt: string;
-}
-
 /** Who an agent key belongs to. */
 export interface AgentIdentity {
   project: string;
   agentId: string;
-}
-
-/** A workflow run. `finishedAt`, `failingStep` and `lessons` are absent until set, never undefined-valued. */
-export interface RunRecord {
-  id: string;
-  project: string;
-  workflow: string;
-  status: "running" | "succeeded" | "failed" | "cancelled";
-  startedAt: string;
-  finishedAt?: string;
-  failingStep?: string;
-  lessons?: string[];
 }
 
 /** A proposed value for a state key (behaviour.md section 5). */
@@ -130,13 +106,6 @@ export interface ReviewJournalInput {
   evidenceRefs?: string[];
 }
 
-/** A reviewed journal entry, with its finished run and its review. */
-export interface ReviewedJournalEntry {
-  entry: JournalEntry;
-  run: RunRecord;
-  review: JournalReview;
-}
-
 export interface JournalFilter {
   runId?: string;
   stage?: string;
@@ -206,10 +175,10 @@ export interface KxmStore {
   readonly path: string;
 
   /** Registers a project. An existing id is `invalid_request`; a relative `checkoutRoot` too. */
-  createProject(input: { id: string; checkoutRoot?: string | null }, now: Date): Promise<Project>;
-  getProject(id: string): Promise<Project | undefined>;
+  createProject(input: { id: string; checkoutRoot?: string | null }, now: Date): Promise<ProjectRecord>;
+  getProject(id: string): Promise<ProjectRecord | undefined>;
   /** Every project, by id. */
-  listProjects(): Promise<Project[]>;
+  listProjects(): Promise<ProjectRecord[]>;
 
   /**
    * Creates the agent's key and returns it once: `kxm_` + 32 random bytes in base64url. Only its SHA-256 is
@@ -230,7 +199,7 @@ export interface KxmStore {
    * Sets a project's checkout root (absolute, or null). Unknown project: 404 `not_found`. `now` only dates the
    * change-feed entry (retention prunes by it).
    */
-  updateProject(id: string, input: { checkoutRoot: string | null }, now?: Date): Promise<Project>;
+  updateProject(id: string, input: { checkoutRoot: string | null }, now?: Date): Promise<ProjectRecord>;
   /**
    * Removes a project. Without `force`, one that holds items, runs or active agent keys is 409
    * `project_not_empty`; with it, all of them are deleted too, in one transaction. Unknown project: 404. `now`

@@ -1,6 +1,6 @@
-import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { git } from "@kxm/test-support";
 import { describe, expect, test } from "vitest";
 import { at, open, T0, tempDir } from "./support/temp-store.js";
 
@@ -8,14 +8,6 @@ import { at, open, T0, tempDir } from "./support/temp-store.js";
 // `git add -A` in the checkout it lives in. Checked with a real git repository and the real files SQLite writes.
 
 const mode = (path: string) => statSync(path).mode & 0o777;
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
-  });
-}
 
 function repository(): string {
   const repo = tempDir();

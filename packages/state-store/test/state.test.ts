@@ -1,3 +1,4 @@
+import { compareCodeUnits } from "@kxm/contract";
 import Database from "better-sqlite3";
 import { describe, expect, test } from "vitest";
 import { guideProposal, proposeAndPromote } from "./support/state-fixtures.js";
@@ -338,7 +339,7 @@ describe("history, contradictions and the pool", () => {
     await proposeAndPromote(store, "k", "other project", at(T0, 4), "other");
     const live = await store.liveItems("demo");
     const expected = [promoted.state, promoted.consumed, pending, episode].sort((x, y) =>
-      x.id < y.id ? -1 : x.id > y.id ? 1 : 0,
+      compareCodeUnits(x.id, y.id),
     );
     expect(live).toEqual(expected);
     expect(await store.getItem("other", promoted.state.id)).toBeUndefined();

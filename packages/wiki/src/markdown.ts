@@ -34,8 +34,3 @@ export function anchorOf(id: string): string {
 export function markerValue(value: string): string {
   return encodeURIComponent(value);
 }
-
-/** Plain UTF-16 code-unit order, never locale-aware. */
-export function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

@@ -4,6 +4,7 @@
 // a bounded time, then a read-only second half. Figures: errors other than the rate limiter's 429s, latency per
 // route kind, and the process's resident memory and open file descriptors over time.
 import { join } from "node:path";
+import { compareCodeUnits } from "@kxm/contract";
 import { ADMIN_TOKEN as ADMIN, call, projectWithAgent, proposal } from "../lib/http.mjs";
 import { startHubProcess } from "../lib/hub-process.mjs";
 import { keepAliveClient } from "../lib/keepalive-client.mjs";
@@ -329,6 +330,6 @@ export default {
 /** @param {Map<string, number>} kinds */
 const describeKinds = (kinds) =>
   [...kinds]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareCodeUnits(a, b))
     .map(([kind, n]) => `${kind} ${n}`)
     .join(", ");

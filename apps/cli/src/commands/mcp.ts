@@ -1,4 +1,5 @@
-import { createHubClient, isKxmError } from "@kxm/contract";
+import { isKxmError } from "@kxm/contract";
+import { createHubClient } from "@kxm/contract/client";
 import { createKxmMcpServer, resolveAgent } from "@kxm/mcp";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { KxmCommand, UsageError } from "../base.js";

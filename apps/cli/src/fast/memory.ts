@@ -40,6 +40,7 @@ class Usage extends Error {}
 export async function runMemoryFast(argv: readonly string[]): Promise<boolean> {
   const [topic, command, ...rest] = argv;
   if (topic !== "memory" || (command !== "brief" && command !== "revision")) return false;
+  // biome-ignore lint/style/noProcessEnv: the fast path loads no zod (env.ts does); any KXM_DEBUG hands over to oclif.
   if (process.env.KXM_DEBUG) return false;
   const flags = plainFlags(rest);
   if (flags === undefined || (flags.json && process.stdout.isTTY)) return false;

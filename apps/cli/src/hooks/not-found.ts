@@ -1,3 +1,4 @@
+import { compareCodeUnits } from "@kxm/contract";
 import type { Hook } from "@oclif/core";
 import { terminalJson, terminalLine } from "../terminal-text.js";
 
@@ -24,7 +25,7 @@ export function editDistance(a: string, b: string): number {
  * line starts with (`memory brief extra`, `memory brief`); else none.
  */
 export function closestCommand(typed: string, known: readonly string[]): string | undefined {
-  const sorted = [...known].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = [...known].sort(compareCodeUnits);
   let best: { name: string; distance: number } | undefined;
   for (const name of sorted) {
     const distance = editDistance(typed, name);

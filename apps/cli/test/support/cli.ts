@@ -1,14 +1,17 @@
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ERROR_CATALOGUE } from "@kxm/contract";
+import { factText } from "@kxm/test-support";
 import { afterAll, expect } from "vitest";
 
 // The CLI is tested through its built binary, exactly as an operator runs it: `node apps/cli/bin/run.js ...`,
 // in real temporary folders holding real Git repositories. Nothing here writes inside the KXM repository.
+// The file and memory writers other packages' tests use too live in @kxm/test-support.
+export { put, TEST_RUNNER_MD } from "@kxm/test-support";
 
 /** apps/cli, computed from this file's URL so the tests run from any working directory. */
 export const CLI_DIR = fileURLToPath(new URL("../../", import.meta.url));
@@ -208,14 +211,6 @@ export async function commitAll(root: string, message: string): Promise<void> {
   ]);
 }
 
-/** Writes `text` at `rel` under `root`, creating folders. */
-export async function put(root: string, rel: string, text: string | Uint8Array): Promise<string> {
-  const path = join(root, ...rel.split("/"));
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-  return path;
-}
-
 /** Reads `rel` under `root` as UTF-8. */
 export function read(root: string, rel: string): Promise<string> {
   return readFile(join(root, ...rel.split("/")), "utf8");
@@ -332,41 +327,14 @@ export function json<T = Record<string, unknown>>(result: RunResult): T {
   return JSON.parse(result.stdout) as T;
 }
 
-/** The guide's `.kxm/memory/test-runner.md` ("Author Git memory"), byte for byte, comments included. */
-export const TEST_RUNNER_MD = `---
-schema: kxm.memory.v1
-id: test-runner
-scope: project            # agent, project, run or operator
-kind: convention          # free-form label
-summary: Run the test suite with npm test before every commit
-provenance:
-  sourceType: git
-  sourceRef: docs/testing.md
-authority: instruction    # instruction, evidence or promoted
-confidence: verified
-lifecycle: active         # only active facts are loaded
-evidenceRefs: []
----
-`;
-
 /** A valid memory file for `id`, with front-matter lines replaced or added by `overrides`. */
 export function memoryFile(id: string, overrides: Record<string, string | undefined> = {}): string {
-  const fields: Record<string, string | undefined> = {
-    schema: "kxm.memory.v1",
+  return factText({
     id,
-    scope: "project",
-    kind: "convention",
     summary: `Fact ${id}`,
     provenance: "\n  sourceType: git\n  sourceRef: docs/testing.md",
-    authority: "instruction",
-    confidence: "verified",
-    lifecycle: "active",
     ...overrides,
-  };
-  const lines = Object.entries(fields)
-    .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(([key, value]) => (value.startsWith("\n") ? `${key}:${value}` : `${key}: ${value}`));
-  return `---\n${lines.join("\n")}\n---\n`;
+  });
 }
 
 /** An Agent Skills SKILL.md. */

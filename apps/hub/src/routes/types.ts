@@ -1,4 +1,5 @@
-import type { ROUTES, RouteName, RouteOutput } from "@kxm/contract";
+import type { ROUTES, RouteName } from "@kxm/contract";
+import type { RouteOutput } from "@kxm/contract/client";
 import type { FastifyBaseLogger } from "fastify";
 import type { z } from "zod";
 import type { Caller } from "../auth.js";

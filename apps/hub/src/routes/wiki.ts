@@ -1,4 +1,4 @@
-import { compareIds } from "@kxm/arbiter";
+import { compareCodeUnits } from "@kxm/contract";
 import { ADMIN_ACTOR, actorOf } from "../auth.js";
 import type { RouteHandler } from "./types.js";
 
@@ -38,7 +38,7 @@ export const wikiRecords: RouteHandler<"wikiRecords"> = async ({ params, hub }) 
   const pool = await hub.pools.get(project);
   await pool.refreshAuthored();
   const generatedAt = hub.now().toISOString();
-  const base = pool.baseItems().sort((a, b) => compareIds(a.id, b.id));
+  const base = pool.baseItems().sort((a, b) => compareCodeUnits(a.id, b.id));
   const state = base.filter(
     (item) => item.kind === "state" && (item.status === "current" || item.status === "superseded"),
   );

@@ -102,6 +102,7 @@ export async function runStep(
     prompt: rendered.prompt,
     promptFile: files.prompt,
     cwd: root,
+    // biome-ignore lint/style/noProcessEnv: passed through to the agent (less WITHHELD_ENV), not read.
     env: agentEnv(options.env ?? process.env, run, step, attempt, files.prompt),
     outputFile: files.output,
     errorFile: files.errors,

@@ -1,4 +1,5 @@
-import { createHubClient, type HubClient, isKxmError, RefListSchema } from "@kxm/contract";
+import { isKxmError, RefListSchema } from "@kxm/contract";
+import { createHubClient, type HubClient } from "@kxm/contract/client";
 import type { Run } from "../runs/runs.js";
 
 // Step outcomes reported to a hub, when one is configured, through the contract's client only. Reporting is a

@@ -10,7 +10,7 @@ import { readJsonFile } from "../definitions/yaml-file.js";
 const RUN_SCHEMA = "kxm.run.v1";
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-const RunSchema = z.strictObject({
+const RunFileSchema = z.strictObject({
   schema: z.literal(RUN_SCHEMA),
   runId: z.string().max(128).regex(RUN_ID_PATTERN),
   project: ProjectIdSchema,
@@ -24,7 +24,7 @@ const RunSchema = z.strictObject({
     .optional(),
 });
 /** A run as stored in `.kxm/runs/<run-id>/run.json`; it carries a copy of its workflow. */
-export type Run = z.infer<typeof RunSchema>;
+export type Run = z.infer<typeof RunFileSchema>;
 
 export interface CreateRunOptions {
   workflow: Workflow;
@@ -93,7 +93,7 @@ export async function buildRun(root: string, options: CreateRunOptions): Promise
       ? defaultProject(root)
       : parseOrThrow(ProjectIdSchema, options.project, "invalid_request", "project");
   return parseOrThrow(
-    RunSchema,
+    RunFileSchema,
     {
       schema: RUN_SCHEMA,
       runId,
@@ -111,7 +111,7 @@ export async function buildRun(root: string, options: CreateRunOptions): Promise
 /** Loads `.kxm/runs/<run-id>/run.json`: `not_found` when missing, `invalid_request` when malformed. */
 export async function loadRun(root: string, runId: string): Promise<Run> {
   const rel = `.kxm/runs/${checkRunId(runId)}/run.json`;
-  const run = await readJsonFile(root, rel, RunSchema);
+  const run = await readJsonFile(root, rel, RunFileSchema);
   if (run === undefined) throw new KxmError("not_found", `no run ${runId}: ${rel} does not exist`);
   return run;
 }

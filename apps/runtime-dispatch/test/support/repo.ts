@@ -1,33 +1,17 @@
-import { execFileSync } from "node:child_process";
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { chmod, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { promoteSkill, proposeSkill } from "@kxm/memory-git";
-import { afterEach } from "vitest";
+import { commitAll, factText, git, put, tempDir as sharedTempDir } from "@kxm/test-support";
 import { createRun, type Run, type Workflow } from "../../src/index.js";
 
-const made: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
+// The dispatch tests' fixtures. The writers other packages' tests use too live in @kxm/test-support.
+export { commitAll, put } from "@kxm/test-support";
 
 export const NOW = new Date("2026-09-01T12:00:00.000Z");
 
 /** A fresh temporary folder, removed after the test. */
-export async function tempDir(prefix = "kxm-dispatch-"): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-}
-
-/** Runs git in `root` with a fixed identity and no user configuration. */
-function git(root: string, ...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=KXM Test", "-c", "user.email=test@kxm.invalid", ...args], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-  });
+export function tempDir(prefix = "kxm-dispatch-"): Promise<string> {
+  return sharedTempDir(prefix);
 }
 
 /** A real git repository in a temporary folder, with one initial commit. */
@@ -37,40 +21,6 @@ export async function gitRepo(): Promise<string> {
   await put(root, "README.md", "# demo\n");
   commitAll(root, "initial");
   return root;
-}
-
-/** Stages everything and commits. */
-export function commitAll(root: string, message: string): void {
-  git(root, "add", "-A");
-  git(root, "commit", "-q", "--allow-empty", "-m", message);
-}
-
-/** Writes `text` at `rel` under `root`, creating folders. */
-export async function put(root: string, rel: string, text: string): Promise<string> {
-  const path = join(root, rel);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-  return path;
-}
-
-/** A memory fact file's text; override any top-level front-matter key (`undefined` drops it). */
-function factText(overrides: Record<string, string | undefined> = {}): string {
-  const fields: Record<string, string | undefined> = {
-    schema: "kxm.memory.v1",
-    id: "use-pnpm",
-    scope: "project",
-    kind: "convention",
-    summary: "Use pnpm, not npm, in this repository",
-    provenance: "\n  sourceType: git\n  sourceRef: docs/tooling.md",
-    authority: "instruction",
-    confidence: "verified",
-    lifecycle: "active",
-    ...overrides,
-  };
-  const lines = Object.entries(fields)
-    .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(([key, value]) => `${key}:${value.startsWith("\n") ? "" : " "}${value}`);
-  return `---\n${lines.join("\n")}\n---\n`;
 }
 
 /** Writes `.kxm/memory/<id>.md`. */

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError } from "@kxm/contract";
 import { METADATA_FILE } from "./metadata.js";
 
 /** Per-file and per-skill limits: a skill is instructions and a few helpers, not a data set. */
@@ -76,7 +76,7 @@ export async function listFolder(dir: string, options: { skipGit: boolean }): Pr
     }
   };
   await walk(dir, "", 0);
-  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return out.sort((a, b) => compareCodeUnits(a.path, b.path));
 }
 
 // O_NOFOLLOW refuses a file swapped for a link after the listing; O_NONBLOCK keeps a FIFO from blocking the open.

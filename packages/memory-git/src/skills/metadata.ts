@@ -1,4 +1,4 @@
-import { RefSchema, TimestampSchema } from "@kxm/contract";
+import { compareCodeUnits, RefSchema, TimestampSchema } from "@kxm/contract";
 import { z } from "zod";
 import { SKILL_NAME_PATTERN } from "./skill-file.js";
 
@@ -135,9 +135,7 @@ export function parseSkillMetadata(text: string): { metadata: SkillMetadata } | 
 
 /** metadata.json bytes: keys in a fixed order, files sorted by path, two-space JSON and a trailing newline. */
 export function serializeSkillMetadata(metadata: SkillMetadata): string {
-  const files = Object.fromEntries(
-    Object.entries(metadata.files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-  );
+  const files = Object.fromEntries(Object.entries(metadata.files).sort(([a], [b]) => compareCodeUnits(a, b)));
   const ordered: Record<string, unknown> = {
     schema: SKILL_SCHEMA,
     id: metadata.id,

@@ -1,4 +1,4 @@
-import { type ErrorCode, KxmError, LIMITS } from "@kxm/contract";
+import { compareCodeUnits, type ErrorCode, KxmError, LIMITS } from "@kxm/contract";
 import { redactRefs, redactSecrets } from "@kxm/provenance";
 import { MAX_ACTOR_CHARS, MAX_EVIDENCE_REFS, MAX_REASON_CHARS, MIN_EVIDENCE_REFS } from "./metadata.js";
 
@@ -50,7 +50,7 @@ export function checkEvidenceRefs(refs: unknown): string[] {
     out.push(trimmed);
   }
   if (new Set(out).size !== out.length) throw fail("must not repeat a reference");
-  return redactRefs(out).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return redactRefs(out).sort(compareCodeUnits);
 }
 
 /** A rejection reason: trimmed, 1 to 500 characters before and after redaction. */

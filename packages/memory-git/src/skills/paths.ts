@@ -1,20 +1,16 @@
 import { join } from "node:path";
+import { KXM_PATHS } from "../layout.js";
 import type { SkillStatus } from "./metadata.js";
 
 const FOLDERS: Readonly<Record<SkillStatus, string>> = {
-  proposed: "candidates",
-  promoted: "promoted",
-  rejected: "rejected",
+  proposed: KXM_PATHS.skillCandidates,
+  promoted: KXM_PATHS.promotedSkills,
+  rejected: KXM_PATHS.rejectedSkills,
 };
-
-/** `.kxm/skills` under the project root. */
-export function skillsRoot(root: string): string {
-  return join(root, ".kxm", "skills");
-}
 
 /** The folder holding every skill of one status: `candidates`, `promoted` or `rejected`. */
 export function statusDir(root: string, status: SkillStatus): string {
-  return join(skillsRoot(root), FOLDERS[status]);
+  return join(root, FOLDERS[status]);
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, rm } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import { KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError } from "@kxm/contract";
 import { findSecretRanges } from "@kxm/provenance";
 import { projectPath, writeFileWhole } from "../files.js";
+import { skillsDir } from "../layout.js";
 import {
   displayPath,
   isMissing,
@@ -22,7 +23,7 @@ import {
   serializeSkillMetadata,
 } from "./metadata.js";
 import { checkActor, checkEvidenceRefs, checkNow, checkReason, sameActor } from "./options.js";
-import { skillDir, skillsRoot, statusDir } from "./paths.js";
+import { skillDir, statusDir } from "./paths.js";
 import { normalizeSkillMarkdown, parseSkillMarkdown, skillContentSha256, skillId } from "./skill-file.js";
 import { assertSkillId, decodeUtf8, inspectSkillFolder } from "./verify.js";
 
@@ -37,7 +38,7 @@ const GITATTRIBUTES =
   "# Written by KXM: skills are verified byte for byte, so Git must not convert line endings.\n* -text\n";
 
 async function ensureGitAttributes(root: string): Promise<void> {
-  const path = join(skillsRoot(root), ".gitattributes");
+  const path = join(skillsDir(root), ".gitattributes");
   try {
     await lstat(path);
   } catch (error) {
@@ -183,7 +184,7 @@ export async function listSkills(root: string): Promise<SkillMetadata[]> {
     SKILL_STATUSES.map((status) => listStatus(root, status)),
   );
   const moved = new Set([...(promoted ?? []), ...(rejected ?? [])].map((skill) => skill.id));
-  const byId = (a: SkillMetadata, b: SkillMetadata) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const byId = (a: SkillMetadata, b: SkillMetadata) => compareCodeUnits(a.id, b.id);
   return [
     ...(proposed ?? []).filter((skill) => !moved.has(skill.id)).sort(byId),
     ...(promoted ?? []).sort(byId),

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { isKxmError, KxmError } from "@kxm/contract";
+import { compareCodeUnits, isKxmError, KxmError } from "@kxm/contract";
 import { projectPath } from "../files.js";
 import {
   displayPath,
@@ -202,7 +202,7 @@ export async function inspectPromotedSkills(
   }
   const names = entries
     .filter((entry) => !entry.name.startsWith("."))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort((a, b) => compareCodeUnits(a.name, b.name));
   const results: Array<SkillVerification & { metadata?: SkillMetadata }> = [];
   for (const entry of names) {
     if (!entry.isDirectory()) {

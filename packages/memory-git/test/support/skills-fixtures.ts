@@ -1,30 +1,14 @@
 import { createHash } from "node:crypto";
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { type ErrorCode, isKxmError } from "@kxm/contract";
-import { afterEach, expect } from "vitest";
+import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import { join } from "node:path";
+import { tempDir as sharedTempDir, writeFiles } from "@kxm/test-support";
 
-const made: string[] = [];
+// The skill tests' fixtures. The writers other packages' tests use too live in @kxm/test-support.
+export { expectKxmRejection, writeFiles } from "@kxm/test-support";
 
 /** A fresh temporary folder, removed after the test. */
-export async function tempDir(prefix = "kxm-skills-"): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-}
-
-afterEach(async () => {
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-/** Writes `files` (relative path -> content) under `dir`, creating folders. */
-export async function writeTree(dir: string, files: Record<string, string | Uint8Array>): Promise<void> {
-  for (const [path, content] of Object.entries(files)) {
-    const target = join(dir, ...path.split("/"));
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, content);
-  }
+export function tempDir(prefix = "kxm-skills-"): Promise<string> {
+  return sharedTempDir(prefix);
 }
 
 /** A SKILL.md with the given front matter lines and body. */
@@ -54,7 +38,7 @@ export async function skillSource(
   const named = /^name: *(\S+) *$/m.exec(overrides.skill ?? skillMarkdown())?.[1];
   const folder = overrides.folder ?? named?.replace(/^["']|["']$/g, "") ?? "release-notes";
   const dir = join(parent, `source-${Math.random().toString(16).slice(2)}`, folder);
-  await writeTree(dir, {
+  await writeFiles(dir, {
     "SKILL.md": overrides.skill ?? skillMarkdown(),
     "scripts/collect.sh": "#!/bin/sh\ngit log --merges --oneline\n",
     "references/labels.md": "feature, fix, chore\n",
@@ -90,25 +74,6 @@ export async function snapshot(dir: string): Promise<string[]> {
   };
   await walk(dir, "");
   return out;
-}
-
-/** Awaits `promise`, expecting a one-line KxmError with this code; returns it. */
-export async function expectKxmError(
-  promise: Promise<unknown> | (() => unknown),
-  code: ErrorCode,
-): Promise<Error & { code: string; status: number }> {
-  let caught: unknown;
-  try {
-    await (typeof promise === "function" ? promise() : promise);
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught, "expected a KxmError").toBeDefined();
-  expect(isKxmError(caught), String(caught)).toBe(true);
-  const error = caught as Error & { code: string; status: number };
-  expect(error.code).toBe(code);
-  expect(error.message).not.toMatch(/\n/);
-  return error;
 }
 
 export const NOW = new Date("2026-03-01T10:00:00.000Z");

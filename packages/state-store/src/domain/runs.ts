@@ -1,10 +1,10 @@
 // Workflow runs and their episodes (behaviour.md section 9 point 2), shared by every storage engine.
-import { type ContextItem, KxmError, LIMITS } from "@kxm/contract";
+import { type ContextItem, KxmError, LIMITS, type RunRecord } from "@kxm/contract";
 import { parseContextItem, redactSecrets } from "@kxm/provenance";
 import { randomId } from "../ids.js";
 import { recordId, redactedText } from "../input.js";
 import { isoTime } from "../time.js";
-import type { FinishRunInput, RunRecord, StartRunInput } from "../types.js";
+import type { FinishRunInput, StartRunInput } from "../types.js";
 
 /** A run id leaves room for the `episode_` prefix within the 128-character item id limit. */
 const MAX_RUN_ID_CHARS = LIMITS.idChars - "episode_".length;

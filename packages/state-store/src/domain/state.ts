@@ -1,9 +1,9 @@
 // Temporal state rules (behaviour.md section 5) as plain functions over items, shared by every storage engine: the
 // repository reads rows, calls these, and writes what they return inside one transaction.
-import { type ContextItem, isKxmError, KxmError, LIMITS } from "@kxm/contract";
+import { type ContextItem, compareCodeUnits, isKxmError, KxmError, LIMITS } from "@kxm/contract";
 import { findSecretRanges, parseContextItem, redactRefs } from "@kxm/provenance";
 import { randomId } from "../ids.js";
-import { compareText, recordId, refList, sortedUnion } from "../input.js";
+import { recordId, refList, sortedUnion } from "../input.js";
 import { isoTime, shiftIso } from "../time.js";
 import type { StateContradiction, StatePromotionInput, StateProposalInput } from "../types.js";
 
@@ -151,7 +151,7 @@ export function planPromotion(
     if (item.validFrom !== undefined && item.validFrom >= at) at = shiftIso(item.validFrom, 1);
   }
   const superseded = [...current]
-    .sort((a, b) => compareText(a.id, b.id))
+    .sort((a, b) => compareCodeUnits(a.id, b.id))
     .map((item) => parseContextItem({ ...item, status: "superseded", validUntil: at }));
   const raw: Record<string, unknown> = {
     id: randomId("state_"),
@@ -184,7 +184,7 @@ export function planPromotion(
 
 /** By validFrom, then id (code-unit order). */
 export function byValidFromThenId(a: ContextItem, b: ContextItem): number {
-  return compareText(a.validFrom ?? "", b.validFrom ?? "") || compareText(a.id, b.id);
+  return compareCodeUnits(a.validFrom ?? "", b.validFrom ?? "") || compareCodeUnits(a.id, b.id);
 }
 
 /**
@@ -201,10 +201,10 @@ export function findContradictions(pending: readonly ContextItem[]): StateContra
     byKey.set(item.stateKey, entry);
   }
   const out: StateContradiction[] = [];
-  for (const stateKey of [...byKey.keys()].sort(compareText)) {
+  for (const stateKey of [...byKey.keys()].sort(compareCodeUnits)) {
     const { current, proposed } = byKey.get(stateKey)!;
     const ids = [...(current.length > 1 ? current : []), ...(proposed.length > 1 ? proposed : [])];
-    if (ids.length > 0) out.push({ stateKey, itemIds: ids.sort(compareText) });
+    if (ids.length > 0) out.push({ stateKey, itemIds: ids.sort(compareCodeUnits) });
   }
   return out;
 }

@@ -1,6 +1,5 @@
-import type { ContextItem, JournalEntry } from "@kxm/contract";
+import { type ContextItem, compareCodeUnits, type JournalEntry } from "@kxm/contract";
 import type Database from "better-sqlite3";
-import { compareText } from "../input.js";
 
 /**
  * Reads the records a change names, through statements prepared once: a hub re-reads them after every write on
@@ -26,7 +25,7 @@ export class ChangedRecords {
     return this.#items
       .all(project, JSON.stringify(ids))
       .map((row) => JSON.parse(row.body) as ContextItem)
-      .sort((a, b) => compareText(a.id, b.id));
+      .sort((a, b) => compareCodeUnits(a.id, b.id));
   }
 
   /** The project's journal entries with these ids that exist, by creation time, then id. */

@@ -1,3 +1,4 @@
+import { compareCodeUnits } from "@kxm/contract";
 import type Database from "better-sqlite3";
 import { and, lt, lte, max } from "drizzle-orm";
 import { changes } from "../schema.js";
@@ -18,7 +19,7 @@ export function appendChange(
   ids: readonly string[],
   at: string | null,
 ): void {
-  const sorted = [...new Set(ids)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = [...new Set(ids)].sort(compareCodeUnits);
   db.insert(changes).values({ project, kind, ids: sorted, at }).run();
 }
 

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError } from "@kxm/contract";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { projectId, recordId } from "../input.js";
 import { agentCredentials } from "../schema.js";
@@ -115,7 +115,7 @@ export function listAgentKeys(db: Db, project: string): Array<{ agentId: string;
     .from(agentCredentials)
     .where(and(eq(agentCredentials.project, p), isNull(agentCredentials.revokedAt)))
     .all()
-    .sort((a, b) => (a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0));
+    .sort((a, b) => compareCodeUnits(a.agentId, b.agentId));
 }
 
 /**

@@ -1,6 +1,5 @@
-import type { ContextItem } from "@kxm/contract";
+import { type ContextItem, compareCodeUnits } from "@kxm/contract";
 import { and, eq } from "drizzle-orm";
-import { compareText } from "../input.js";
 import { items } from "../schema.js";
 import type { Db } from "./db.js";
 
@@ -51,5 +50,5 @@ export function liveItems(db: Db, project: string): ContextItem[] {
     .where(eq(items.project, project))
     .all()
     .map((row) => row.body)
-    .sort((a, b) => compareText(a.id, b.id));
+    .sort((a, b) => compareCodeUnits(a.id, b.id));
 }

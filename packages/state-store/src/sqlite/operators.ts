@@ -1,10 +1,16 @@
 import crypto from "node:crypto";
-import { ADMIN_ACTOR, KxmError, OperatorNameSchema, parseOrThrow } from "@kxm/contract";
+import {
+  ADMIN_ACTOR,
+  compareCodeUnits,
+  KxmError,
+  OperatorNameSchema,
+  type OperatorRecord,
+  parseOrThrow,
+} from "@kxm/contract";
 import { and, eq, isNull } from "drizzle-orm";
-import { compareText } from "../input.js";
 import { operatorCredentials } from "../schema.js";
 import { isoTime } from "../time.js";
-import type { OperatorIdentity, OperatorRecord } from "../types.js";
+import type { OperatorIdentity } from "../types.js";
 import { type Db, immediate } from "./db.js";
 
 /** `kxo_` then 32 random bytes in base64url (43 characters): never mistaken for an agent key (`kxm_`). */
@@ -71,7 +77,7 @@ export function listOperators(db: Db): OperatorRecord[] {
     .from(operatorCredentials)
     .where(isNull(operatorCredentials.revokedAt))
     .all()
-    .sort((a, b) => compareText(a.name, b.name));
+    .sort((a, b) => compareCodeUnits(a.name, b.name));
 }
 
 /**

@@ -1,13 +1,13 @@
-import { KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError, type ProjectRecord } from "@kxm/contract";
 import { and, count, eq, isNull } from "drizzle-orm";
-import { checkoutRoot, compareText, projectId } from "../input.js";
+import { checkoutRoot, projectId } from "../input.js";
 import { agentCredentials, items, journalEntries, projects, runs } from "../schema.js";
 import { isoTime } from "../time.js";
-import type { Project, RemovedProject } from "../types.js";
+import type { RemovedProject } from "../types.js";
 import { appendChange } from "./changes.js";
 import { type Db, immediate, requireProject } from "./db.js";
 
-function toProject(row: typeof projects.$inferSelect): Project {
+function toProject(row: typeof projects.$inferSelect): ProjectRecord {
   return { id: row.id, checkoutRoot: row.checkoutRoot, createdAt: row.createdAt };
 }
 
@@ -15,8 +15,8 @@ export function createProject(
   db: Db,
   input: { id: string; checkoutRoot?: string | null },
   now: Date,
-): Project {
-  const project: Project = {
+): ProjectRecord {
+  const project: ProjectRecord = {
     id: projectId(input.id),
     checkoutRoot: checkoutRoot(input.checkoutRoot),
     createdAt: isoTime(now, "now"),
@@ -31,18 +31,18 @@ export function createProject(
   return project;
 }
 
-export function getProject(db: Db, id: string): Project | undefined {
+export function getProject(db: Db, id: string): ProjectRecord | undefined {
   const row = db.select().from(projects).where(eq(projects.id, id)).get();
   return row === undefined ? undefined : toProject(row);
 }
 
-export function listProjects(db: Db): Project[] {
+export function listProjects(db: Db): ProjectRecord[] {
   return db
     .select()
     .from(projects)
     .all()
     .map(toProject)
-    .sort((a, b) => compareText(a.id, b.id));
+    .sort((a, b) => compareCodeUnits(a.id, b.id));
 }
 
 /** Sets the project's checkout root (an absolute path, or null for none). Unknown project: 404 `not_found`. */
@@ -51,7 +51,7 @@ export function updateProject(
   id: string,
   input: { checkoutRoot: string | null },
   now?: Date,
-): Project {
+): ProjectRecord {
   const p = projectId(id);
   const root = checkoutRoot(input.checkoutRoot);
   const at = now === undefined ? null : isoTime(now, "now");

@@ -1,6 +1,5 @@
-import { KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError } from "@kxm/contract";
 import { and, type Column, eq, exists, inArray, isNotNull, lt, ne } from "drizzle-orm";
-import { compareText } from "../input.js";
 import { items, journalEntries, runs } from "../schema.js";
 import { DAY_MS, isoTime } from "../time.js";
 import type { PurgeCounts } from "../types.js";
@@ -71,7 +70,7 @@ export function purge(db: Db, now: Date, retentionDays: number): PurgeCounts {
     const touched = new Set([...state, ...episodes, ...journal, ...finished].map((row) => row.project));
     const at = isoTime(now, "now");
     pruneChanges(db, horizon);
-    for (const project of [...touched].sort(compareText)) appendChange(db, project, "purge", [], at);
+    for (const project of [...touched].sort(compareCodeUnits)) appendChange(db, project, "purge", [], at);
     return { items: state.length + episodes.length, runs: finished.length, journal: journal.length };
   });
 }

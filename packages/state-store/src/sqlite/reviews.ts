@@ -1,10 +1,10 @@
-import { type JournalReview, KxmError, LIMITS } from "@kxm/contract";
+import { type JournalReview, KxmError, LIMITS, type ReviewedJournalEntry } from "@kxm/contract";
 import { redactRefs } from "@kxm/provenance";
 import { and, asc, eq, ne } from "drizzle-orm";
 import { projectId, recordId, refList } from "../input.js";
 import { journalEntries, journalReviews, runs } from "../schema.js";
 import { isoTime } from "../time.js";
-import type { ReviewedJournalEntry, ReviewJournalInput } from "../types.js";
+import type { ReviewJournalInput } from "../types.js";
 import { appendChange } from "./changes.js";
 import { type Db, immediate } from "./db.js";
 import { getRun, toRun } from "./runs.js";

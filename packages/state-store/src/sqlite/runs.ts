@@ -1,9 +1,9 @@
-import { type ContextItem, KxmError } from "@kxm/contract";
+import { type ContextItem, KxmError, type RunRecord } from "@kxm/contract";
 import { and, eq } from "drizzle-orm";
 import { episodeFor, finishedRun, newRun } from "../domain/runs.js";
 import { projectId } from "../input.js";
 import { runs } from "../schema.js";
-import type { FinishRunInput, RunRecord, StartRunInput } from "../types.js";
+import type { FinishRunInput, StartRunInput } from "../types.js";
 import { appendChange } from "./changes.js";
 import { type Db, immediate, requireProject } from "./db.js";
 import { insertItem } from "./items.js";

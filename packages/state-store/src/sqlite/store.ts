@@ -1,9 +1,17 @@
-import type { ContextItem, JournalEntry, JournalReview } from "@kxm/contract";
-import { KxmError } from "@kxm/contract";
+import {
+  type AgentKeyRecord,
+  type ContextItem,
+  type JournalEntry,
+  type JournalReview,
+  KxmError,
+  type OperatorRecord,
+  type ProjectRecord,
+  type ReviewedJournalEntry,
+  type RunRecord,
+} from "@kxm/contract";
 import type Database from "better-sqlite3";
 import type {
   AgentIdentity,
-  AgentKeyRecord,
   AppendJournalInput,
   ChangeBatch,
   EpisodePage,
@@ -12,13 +20,9 @@ import type {
   JournalFilter,
   KxmStore,
   OperatorIdentity,
-  OperatorRecord,
-  Project,
   PurgeCounts,
   RemovedProject,
-  ReviewedJournalEntry,
   ReviewJournalInput,
-  RunRecord,
   StartRunInput,
   StateContradiction,
   StatePromotion,
@@ -72,13 +76,13 @@ export class SqliteKxmStore implements KxmStore {
     return work(this.#db);
   }
 
-  createProject(input: { id: string; checkoutRoot?: string | null }, now: Date): Promise<Project> {
+  createProject(input: { id: string; checkoutRoot?: string | null }, now: Date): Promise<ProjectRecord> {
     return this.#run((db) => projects.createProject(db, input, now));
   }
-  getProject(id: string): Promise<Project | undefined> {
+  getProject(id: string): Promise<ProjectRecord | undefined> {
     return this.#run((db) => projects.getProject(db, id));
   }
-  listProjects(): Promise<Project[]> {
+  listProjects(): Promise<ProjectRecord[]> {
     return this.#run((db) => projects.listProjects(db));
   }
 
@@ -97,7 +101,7 @@ export class SqliteKxmStore implements KxmStore {
   rotateAgentKey(project: string, agentId: string, now: Date): Promise<{ agentId: string; key: string }> {
     return this.#run((db) => credentials.rotateAgentKey(db, project, agentId, now));
   }
-  updateProject(id: string, input: { checkoutRoot: string | null }, now?: Date): Promise<Project> {
+  updateProject(id: string, input: { checkoutRoot: string | null }, now?: Date): Promise<ProjectRecord> {
     return this.#run((db) => projects.updateProject(db, id, input, now));
   }
   removeProject(id: string, options: { force: boolean }, now?: Date): Promise<RemovedProject> {

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { isKxmError, KxmError } from "@kxm/contract";
 import { Flags } from "@oclif/core";
 import { EXIT, KxmCommand, UsageError } from "../../base.js";
+import { hubEnvSource } from "../../env.js";
 
 export default class HubServe extends KxmCommand {
   static override summary = "Run the hub until SIGINT or SIGTERM.";
@@ -41,7 +42,7 @@ export default class HubServe extends KxmCommand {
     const { checkDatabasePath, readHubEnv } = await import("@kxm/hub/preflight");
     let env: ReturnType<typeof readHubEnv>;
     try {
-      env = readHubEnv(process.env, folder);
+      env = readHubEnv(hubEnvSource(), folder);
     } catch (error) {
       if (isKxmError(error) && error.code === "invalid_usage") throw new UsageError(error.message);
       throw error;
