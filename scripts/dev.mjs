@@ -102,6 +102,7 @@ const tasks = {
     run("typecheck of root scripts and docs", ["exec", "tsc", "-p", "tsconfig.json"]);
     run("lint", ["exec", "biome", "ci", "."]);
     run("layer check", ["run", "layers"]);
+    run("unused files, exports and dependencies check (pnpm knip, knip.jsonc)", ["run", "knip"]);
     const reportDir = join(root, "node_modules", ".cache", "kxm");
     mkdirSync(reportDir, { recursive: true });
     const reportFile = join(reportDir, "vitest-report.json");

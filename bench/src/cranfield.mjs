@@ -59,7 +59,7 @@ function itemText(text) {
 }
 
 /** A document id that sorts by code unit in document order (KXM breaks score ties by id). */
-export const docId = (/** @type {number} */ n) => `cran-${String(n).padStart(4, "0")}`;
+const docId = (/** @type {number} */ n) => `cran-${String(n).padStart(4, "0")}`;
 
 /**
  * @typedef {object} Cranfield
@@ -102,7 +102,7 @@ export function loadCranfield(dir = cranfieldDir()) {
 export const READINGS = /** @type {const} */ (["generous", "strict"]);
 
 /** @param {number} code @param {Reading} reading */
-export function gain(code, reading) {
+function gain(code, reading) {
   if (code === -1) return reading === "generous" ? 4 : 0;
   return code >= 1 && code <= 4 ? 5 - code : 0;
 }
@@ -113,7 +113,7 @@ export function gain(code, reading) {
  * @param {Map<string, number> | undefined} judged
  * @param {Reading} reading
  */
-export function ndcgAt(ranking, judged, reading, k = 10) {
+function ndcgAt(ranking, judged, reading, k = 10) {
   const gains = [...(judged ?? new Map()).values()].map((code) => gain(code, reading)).filter((g) => g > 0);
   if (gains.length === 0) return 0;
   const ideal = gains
@@ -133,7 +133,7 @@ export function ndcgAt(ranking, judged, reading, k = 10) {
  * @param {Map<string, number> | undefined} judged
  * @param {Reading} reading
  */
-export function recallAt(ranking, judged, reading, k = 100) {
+function recallAt(ranking, judged, reading, k = 100) {
   const relevant = [...(judged ?? new Map())].filter(([, code]) => gain(code, reading) > 0);
   if (relevant.length === 0) return 0;
   const top = new Set(ranking.slice(0, k));

@@ -71,7 +71,7 @@ export function collect() {
  * and handed pages back to the system, and the next calls pay to touch them again (the first of 400 packets at 10k
  * took 10-19 ms against a p50 of 1.4); that is the forced collection's cost, not the call's.
  */
-export const SETTLE_CALLS = 30;
+const SETTLE_CALLS = 30;
 
 /**
  * A full collection, then `fn` over the first SETTLE_CALLS inputs, untimed: the start of every timed pass, so that

@@ -12,7 +12,7 @@ import { MISS_PREFIX, pseudoWord, Vocabulary } from "./vocabulary.mjs";
 
 export const SEED = 20_260_901;
 export const PROJECT = "demo";
-export const VOCABULARY_SIZE = 4_000;
+const VOCABULARY_SIZE = 4_000;
 /** Summaries are 200 to 1,800 characters, uniformly: about 1 KB on average. */
 const SUMMARY_MIN = 200;
 const SUMMARY_MAX = 1_800;

@@ -11,15 +11,8 @@ import { absoluteTable, ratioTable } from "./report/pool-tables.mjs";
 import { startupReport } from "./report/startup-report.mjs";
 import { targets } from "./report/targets.mjs";
 
-export { cranfieldReport } from "./report/cranfield-report.mjs";
 export { cranfieldSummary } from "./report/cranfield-summary.mjs";
-export { ms } from "./report/format.mjs";
-export { hubReport } from "./report/hub-report.mjs";
-export { detailsTable, phasesTable } from "./report/kxm-tables.mjs";
-export { machineInfo, machineLine } from "./report/machine.mjs";
-export { absoluteTable, ratioTable } from "./report/pool-tables.mjs";
-export { startupReport } from "./report/startup-report.mjs";
-export { targets } from "./report/targets.mjs";
+export { machineInfo } from "./report/machine.mjs";
 
 /** @typedef {import("./run.mjs").SizeResult} SizeResult */
 

@@ -22,7 +22,7 @@ import { checkItems, generateEdits, generatePool, generateQueries, PROJECT } fro
  * @property {(size: number) => number} warmup requests run before timing
  */
 
-export const ROLES = /** @type {const} */ (["planner", "implementer"]);
+const ROLES = /** @type {const} */ (["planner", "implementer"]);
 
 /** @type {Plan} */
 export const FULL_PLAN = {

@@ -15,7 +15,7 @@ import { ROOT } from "./lib/paths.mjs";
  */
 
 /** The commit the run measured, with "+ changes" when the checkout is not clean. */
-export function commitLine() {
+function commitLine() {
   try {
     const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
       cwd: ROOT,
@@ -29,7 +29,7 @@ export function commitLine() {
   }
 }
 
-export function machineLine() {
+function machineLine() {
   const cpus = os.cpus();
   return `node ${process.version}, ${cpus[0]?.model.trim() ?? "unknown CPU"}, ${os.availableParallelism()} cores, ${os.platform()} ${os.arch()}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM`;
 }

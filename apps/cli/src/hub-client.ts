@@ -17,7 +17,7 @@ type CredentialVariable = "KXM_AGENT_KEY" | "KXM_OPERATOR_TOKEN" | "KXM_AUTH_TOK
  * KXM_AGENT_KEY is set, else as the operator, else with the admin token; operator routes (promote, review,
  * explain) as the operator, else with the admin token; hub management only ever with the admin token.
  */
-export const CREDENTIALS: Record<RouteAuth, readonly CredentialVariable[]> = {
+const CREDENTIALS: Record<RouteAuth, readonly CredentialVariable[]> = {
   none: [],
   admin: ["KXM_AUTH_TOKEN"],
   operator: ["KXM_OPERATOR_TOKEN", "KXM_AUTH_TOKEN"],

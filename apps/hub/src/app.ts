@@ -38,13 +38,10 @@ import type { RouteHandler } from "./routes/types.js";
 import { HubServices } from "./services.js";
 
 /** The largest request body the hub reads: 256 KiB. */
-export const BODY_LIMIT_BYTES = 262_144;
+const BODY_LIMIT_BYTES = 262_144;
 
 /** The default rate limit: 600 requests a minute per credential. */
-export const DEFAULT_RATE_LIMIT = { max: 600, timeWindowMs: 60_000 } as const;
-
-/** Retention when none is given: superseded state, closed proposals and terminal runs are kept 90 days. */
-export { DEFAULT_RETENTION_DAYS };
+const DEFAULT_RATE_LIMIT = { max: 600, timeWindowMs: 60_000 } as const;
 
 export interface HubOptions {
   /** The open store. The hub never closes it: whoever opened it does (see `serveHub`). */

@@ -30,7 +30,7 @@ function gapPath(path: string): string {
  * message `kxm memory validate` prints; never the file's content), `memory_skill_unverified:<id>`,
  * `memory_skills_unreadable`, then `memory_withheld:<state>:<path>` per uncommitted file.
  */
-export function authoredGaps(memory: CommittedMemory): string[] {
+function authoredGaps(memory: CommittedMemory): string[] {
   const gaps: string[] = [];
   if (memory.unavailable !== undefined) gaps.push(`memory_unavailable:${memory.unavailable}`);
   for (const problem of memory.problems) gaps.push(`memory_invalid:${gapPath(formatMemoryProblem(problem))}`);

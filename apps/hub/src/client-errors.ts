@@ -9,7 +9,7 @@ import { PROBLEM_CONTENT_TYPE, toProblem } from "./problems.js";
  * with chunked, a bad chunk, a NUL in the path, a bad header name or version, headers over 16 KiB, a timeout) as
  * catalogue errors. Details never say what the client sent.
  */
-export function clientErrorProblem(parserCode: string | undefined): KxmError {
+function clientErrorProblem(parserCode: string | undefined): KxmError {
   switch (parserCode) {
     case "HPE_HEADER_OVERFLOW":
       return new KxmError("headers_too_large", "the request line and headers are over 16 KiB");
@@ -22,7 +22,7 @@ export function clientErrorProblem(parserCode: string | undefined): KxmError {
 }
 
 /** The bytes of a whole HTTP/1.1 answer carrying `error` as a problem document, closing the connection. */
-export function rawProblemResponse(error: KxmError): string {
+function rawProblemResponse(error: KxmError): string {
   const body = JSON.stringify(toProblem(error));
   const status = error.status;
   return [

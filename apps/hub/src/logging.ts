@@ -4,7 +4,7 @@ import { type Logger, type LoggerOptions, pino } from "pino";
  * Header paths pino censors wherever a request or its headers are logged. The hub never logs headers itself;
  * this is the second line of defence.
  */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   "authorization",
   "headers.authorization",
   "headers.cookie",
@@ -15,7 +15,7 @@ export const REDACT_PATHS = [
 ];
 
 /** The frames of a stack trace, without its first line (which holds the error's message, possibly user text). */
-export function stackFrames(error: unknown): string[] | undefined {
+function stackFrames(error: unknown): string[] | undefined {
   const stack = (error as { stack?: unknown } | null)?.stack;
   if (typeof stack !== "string") return undefined;
   return stack
@@ -34,7 +34,7 @@ interface RequestLike {
  * Serializers that keep values out of the log: a request is its method and route pattern (never the URL, which
  * holds the query string), a reply its status, an error its type, code and stack frames (never its message).
  */
-export const SAFE_SERIALIZERS = {
+const SAFE_SERIALIZERS = {
   req: (request: RequestLike) => ({ method: request.method, route: request.routeOptions?.url }),
   res: (reply: { statusCode?: number }) => ({ statusCode: reply.statusCode }),
   err: (error: unknown) => {

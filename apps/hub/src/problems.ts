@@ -15,7 +15,7 @@ import { z } from "zod";
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
 /** The `type` URI of a problem document: one page per catalogue code. */
-export function problemType(code: ErrorCode): string {
+function problemType(code: ErrorCode): string {
   return `https://kxm.dev/errors/${code}`;
 }
 

@@ -8,7 +8,7 @@ import type { HubEnv } from "./env.js";
 import { describeError } from "./logging.js";
 
 /** How often a serving hub purges what retention no longer keeps. */
-export const PURGE_INTERVAL_MS = 3_600_000;
+const PURGE_INTERVAL_MS = 3_600_000;
 /**
  * How long after the grace period a stopping process may still take (closing the database, flushing the log)
  * before it exits anyway. SQLite's WAL keeps every committed write through such an exit.

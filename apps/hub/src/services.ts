@@ -67,6 +67,6 @@ export class HubServices {
 }
 
 /** Milliseconds since `started` (a `performance.now()` value), to a tenth. */
-export function ms(started: number): number {
+function ms(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10;
 }

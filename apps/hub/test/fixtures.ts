@@ -29,7 +29,7 @@ export async function send(
 }
 
 let counter = 0;
-export function unique(prefix: string): string {
+function unique(prefix: string): string {
   counter += 1;
   return `${prefix}-${counter}`;
 }

@@ -13,7 +13,7 @@ export { commitAll, git, gitCheckout, writeFiles } from "@kxm/test-support";
 export const ADMIN_TOKEN = "admin-token-for-hub-tests-0123456789";
 
 /** A clock the test moves by hand. */
-export class TestClock {
+class TestClock {
   constructor(private current: Date = new Date("2026-10-01T09:00:00.000Z")) {}
   now = (): Date => new Date(this.current);
   advance(ms: number): void {
@@ -101,7 +101,7 @@ export async function createTestHub(options: TestHubOptions = {}): Promise<TestH
   return hub;
 }
 
-export function bearer(token: string | undefined): Record<string, string> {
+function bearer(token: string | undefined): Record<string, string> {
   return token === undefined ? {} : { authorization: `Bearer ${token}` };
 }
 

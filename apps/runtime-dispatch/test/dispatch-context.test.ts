@@ -1,7 +1,9 @@
 import { appendFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { assembleDispatchContext, DISPATCH_GAPS, type DispatchContext, type Run } from "../src/index.js";
+import { assembleDispatchContext, type DispatchContext } from "../src/dispatch/dispatch-context.js";
+import { DISPATCH_GAPS } from "../src/dispatch/gaps.js";
+import type { Run } from "../src/index.js";
 import { commitAll, gitRepo, hangingGit, promotedSkill, put, putFact, startRun } from "./support/repo.js";
 
 function assemble(root: string, run: Run, extra: { gitTimeoutMs?: number; gitBinary?: string } = {}) {

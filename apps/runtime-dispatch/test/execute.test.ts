@@ -5,19 +5,16 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { adapterFor, parseAgentsConfig } from "../src/definitions/agents.js";
+import { outputSnippet, readAgentReport, SNIPPET_CHARS } from "../src/execution/report.js";
 import {
-  adapterFor,
   executeRun,
   hubReporter,
   listRunStatuses,
-  outputSnippet,
-  parseAgentsConfig,
   type ReportResult,
   type RunReporter,
-  readAgentReport,
   readManifests,
   readRunStatus,
-  SNIPPET_CHARS,
   type StepReport,
 } from "../src/index.js";
 import { commitAll, gitRepo, NOW, promotedSkill, put, putFact, tempDir, workflow } from "./support/repo.js";

@@ -1,15 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  type DispatchContext,
-  estimatePromptTokens,
-  PROMPT_BUDGET_TOKENS,
-  type PredecessorOutput,
-  prepareStep,
-  renderDispatchPrompt,
-  TASK_INVIOLABLE_GAP,
-} from "../src/index.js";
+import type { DispatchContext } from "../src/dispatch/dispatch-context.js";
+import { TASK_INVIOLABLE_GAP } from "../src/dispatch/gaps.js";
+import { estimatePromptTokens, PROMPT_BUDGET_TOKENS, renderDispatchPrompt } from "../src/dispatch/prompt.js";
+import { type PredecessorOutput, prepareStep } from "../src/index.js";
 import { fullContext, knowledge, memoryRun } from "./support/packets.js";
 import { commitAll, gitRepo, promotedSkill, putFact, startRun, tempDir } from "./support/repo.js";
 

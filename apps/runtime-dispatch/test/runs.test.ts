@@ -2,7 +2,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { computeMemoryRevision } from "@kxm/memory-git";
 import { describe, expect, it } from "vitest";
-import { createRun, loadRun, manifestPath, prepareStep } from "../src/index.js";
+import { createRun, loadRun, prepareStep } from "../src/index.js";
+import { manifestPath } from "../src/runs/manifest.js";
 import { commitAll, gitRepo, NOW, promotedSkill, putFact, startRun, workflow } from "./support/repo.js";
 
 describe("runs", () => {

@@ -1,6 +1,7 @@
 import { KxmError } from "@kxm/contract";
 import { describe, expect, it, vi } from "vitest";
-import { assembleDispatchContext, DISPATCH_GAPS } from "../src/index.js";
+import { assembleDispatchContext } from "../src/dispatch/dispatch-context.js";
+import { DISPATCH_GAPS } from "../src/dispatch/gaps.js";
 import { commitAll, gitRepo, putFact, startRun } from "./support/repo.js";
 
 // The promoted-skills folder is listed twice, by the revision hash and by the skill loader; a listing that fails

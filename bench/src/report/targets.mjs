@@ -6,7 +6,7 @@ import { bytes, count, labelOf, ms, ratio, three } from "./format.mjs";
 /** @typedef {{ size: number, kxm: any, peers: any[] }} SizeEntry */
 
 /** Every threshold a target holds a figure to. */
-export const THRESHOLDS = {
+const THRESHOLDS = {
   /** Long-task packet p50 and p99 ceilings, in ms, at the pool sizes that have one. */
   packetMs: /** @type {Readonly<Record<number, { p50: number, p99: number }>>} */ ({
     10000: { p50: 2, p99: 5 },

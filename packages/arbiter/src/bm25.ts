@@ -2,8 +2,8 @@ import type { ContextItem } from "@kxm/contract";
 import { tokenize } from "./tokenize.js";
 
 /** BM25 parameters of behaviour.md section 1. */
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
 
 /** The text an item is indexed by: its summary, plus " " and its state key when it has one. */
 export function indexedText(item: ContextItem): string {
@@ -30,7 +30,7 @@ export function lengthNorm(length: number, avgLength: number): number {
  * indexed) calls these two functions and adds the contributions in query-term order, so the floats are identical
  * bit for bit.
  */
-export function termWeight(termIdf: number, tf: number, norm: number): number {
+function termWeight(termIdf: number, tf: number, norm: number): number {
   return termNumerator(termIdf, tf) / (tf + norm);
 }
 
@@ -45,7 +45,7 @@ export function roundScore(score: number): number {
 }
 
 /** Term frequencies of a token list. */
-export function termFrequencies(tokens: readonly string[]): Map<string, number> {
+function termFrequencies(tokens: readonly string[]): Map<string, number> {
   const tf = new Map<string, number>();
   for (const token of tokens) tf.set(token, (tf.get(token) ?? 0) + 1);
   return tf;

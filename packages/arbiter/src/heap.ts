@@ -2,7 +2,7 @@
  * A binary min-heap of slot numbers under a comparator. Built in O(n) and popped lazily, so a walk that stops
  * early pays only for the items it reached instead of a full sort.
  */
-export class SlotHeap {
+class SlotHeap {
   constructor(
     private readonly slots: number[],
     private readonly compare: (a: number, b: number) => number,

@@ -63,7 +63,7 @@ export interface AssemblyOutcome {
 }
 
 /** The gap strings of behaviour.md section 2, step 6, in their order. */
-export function packetGaps(budgetTokens: number, outcome: AssemblyOutcome): string[] {
+function packetGaps(budgetTokens: number, outcome: AssemblyOutcome): string[] {
   const gaps: string[] = [];
   const selectedCount = outcome.selected.length;
   if (selectedCount > 0 && outcome.deferred > 0) {

@@ -10,7 +10,7 @@ import { isLive } from "./eligibility.js";
 import { checkPool, type ResolvedRecallRequest, resolveRecallRequest } from "./request.js";
 import { queryTerms } from "./tokenize.js";
 
-export const NO_RECALL_MATCH_GAP = "no matching context records";
+const NO_RECALL_MATCH_GAP = "no matching context records";
 
 /** A recall hit before it is cut to metadata. */
 export interface RecallHit {
@@ -20,14 +20,14 @@ export interface RecallHit {
 }
 
 /** Phrase hits first, then score descending, then id by code unit. */
-export function compareRecallHits(a: RecallHit, b: RecallHit): number {
+function compareRecallHits(a: RecallHit, b: RecallHit): number {
   if (a.phrase !== b.phrase) return a.phrase ? -1 : 1;
   if (a.score !== b.score) return a.score > b.score ? -1 : 1;
   return compareCodeUnits(a.item.id, b.item.id);
 }
 
 /** The recall pool: live items that are not skills, of the requested kinds. */
-export function inRecallPool(item: ContextItem, request: ResolvedRecallRequest): boolean {
+function inRecallPool(item: ContextItem, request: ResolvedRecallRequest): boolean {
   return (
     item.kind !== "skill" &&
     isLive(item) &&
@@ -41,14 +41,14 @@ export function recallPhrase(query: string): string {
 }
 
 /** True when the summary or the state key contains the whole phrase, ignoring case. */
-export function isPhraseHit(item: ContextItem, phrase: string): boolean {
+function isPhraseHit(item: ContextItem, phrase: string): boolean {
   return (
     item.summary.toLowerCase().includes(phrase) || item.stateKey?.toLowerCase().includes(phrase) === true
   );
 }
 
 /** Metadata only: a recall result never carries the summary. Optional keys sit in a fixed place. */
-export function toRecallItem(item: ContextItem, score: number): RecallItem {
+function toRecallItem(item: ContextItem, score: number): RecallItem {
   const { status } = item;
   const { sourceType, sourceRef, derivedFrom = [] } = item.provenance;
   return {

@@ -1,5 +1,5 @@
 /** The first position in a sorted array whose element does not come before `value`. */
-export function lowerBound<T>(array: readonly T[], value: T, compare: (a: T, b: T) => number): number {
+function lowerBound<T>(array: readonly T[], value: T, compare: (a: T, b: T) => number): number {
   let low = 0;
   let high = array.length;
   while (low < high) {

@@ -17,7 +17,7 @@ import { computeMemoryRevision, type RevisionFile, revisionOf } from "./revision
 import { loadPromotedSkillItems } from "./skills/items.js";
 
 /** What a checkout's authored memory is read from: the memory folder and the promoted skills, at HEAD. */
-export const COMMITTED_MEMORY_PATHS = AUTHORED_MEMORY_PATHS;
+const COMMITTED_MEMORY_PATHS = AUTHORED_MEMORY_PATHS;
 
 const MEMORY_PREFIX = `${KXM_PATHS.memory}/`;
 const SKILL_PREFIX = `${KXM_PATHS.promotedSkills}/`;

@@ -1,75 +1,40 @@
 // The public surface of @kxm/memory-git. Named exports only: adding a name here makes it public on purpose.
 export { renderBrief } from "./brief.js";
-export { type NoteOptions, noteCandidate } from "./candidates.js";
-export {
-  COMMITTED_MEMORY_PATHS,
-  type CommittedMemory,
-  readCommittedMemory,
-  type WithheldFile,
-} from "./committed.js";
-export { admitFact, factToContextItem } from "./fact-item.js";
-export { projectPath, writeFileWhole } from "./files.js";
-export {
-  type CommittedFile,
-  type CommittedFiles,
-  checkTrackedClean,
-  type GitCheck,
-  type GitFileState,
-  gitDirectories,
-  gitHeadCommit,
-  readCommittedFiles,
-} from "./git.js";
-export {
-  AUTHORED_MEMORY_PATHS,
-  authoredMemoryDirs,
-  CANDIDATES_FOLDER,
-  isMemoryCandidate,
-  KXM_DIR,
-  KXM_PATHS,
-  kxmDir,
-  memoryCandidatesDir,
-  memoryDir,
-  promotedSkillsDir,
-  skillsDir,
-} from "./layout.js";
-export { activeFacts, deliverableFacts, loadMemory, validateMemory } from "./load.js";
-export {
-  checkMemoryFile,
-  formatMemoryProblem,
-  MEMORY_SCHEMA,
-  MEMORY_SCOPES,
-  type MemoryFact,
-  type MemoryProblem,
-  type MemoryScope,
-  parseMemoryFile,
-} from "./memory-file.js";
-export { computeMemoryRevision, type RevisionFile, revisionOf } from "./revision.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { NoteOptions } from "./candidates.js";
+export { noteCandidate } from "./candidates.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { WithheldFile } from "./committed.js";
+export { type CommittedMemory, readCommittedMemory } from "./committed.js";
+export { factToContextItem } from "./fact-item.js";
+export { writeFileWhole } from "./files.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { CommittedFile, CommittedFiles, GitFileState } from "./git.js";
+export { checkTrackedClean, type GitCheck, gitDirectories } from "./git.js";
+export { authoredMemoryDirs, KXM_PATHS, kxmDir } from "./layout.js";
+export { activeFacts, deliverableFacts, validateMemory } from "./load.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { MemoryFact } from "./memory-file.js";
+export { formatMemoryProblem, type MemoryProblem, type MemoryScope } from "./memory-file.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { RevisionFile } from "./revision.js";
+export { computeMemoryRevision } from "./revision.js";
 export { findProjectRoot } from "./root.js";
-export { type PromotedSkillDocument, promotedSkillDocuments } from "./skills/documents.js";
-export { loadPromotedSkillItems, skillToContextItem } from "./skills/items.js";
-export {
-  normalizeSkillMarkdown,
-  parseSkillMarkdown,
-  type SkillFrontMatter,
-  skillContentSha256,
-  skillId,
-} from "./skills/skill-file.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { PromotedSkillDocument } from "./skills/documents.js";
+export { promotedSkillDocuments } from "./skills/documents.js";
+export { loadPromotedSkillItems } from "./skills/items.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { SkillFrontMatter } from "./skills/skill-file.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { SkillStatus } from "./skills/store.js";
 export {
   listSkills,
   promoteSkill,
   proposeSkill,
   rejectSkill,
   type SkillMetadata,
-  type SkillStatus,
   verifyPromotedSkills,
   verifySkill,
 } from "./skills/store.js";
-export {
-  INSTRUCTION_FILES,
-  MEMORY_END,
-  MEMORY_START,
-  planSync,
-  renderMemoryBlock,
-  type SyncAction,
-  syncInstructionFiles,
-} from "./sync.js";
+export { type SyncAction, syncInstructionFiles } from "./sync.js";

@@ -14,7 +14,7 @@ export const MEMORY_CONFIDENCES = ["verified", "probable", "uncertain"] as const
 /** Only `active` facts reach agents. */
 export const MEMORY_LIFECYCLES = ["active", "deprecated", "superseded"] as const;
 /** A fact id: lower-case words joined by single `-` or `_`. */
-export const MEMORY_ID_PATTERN = /^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$/;
+const MEMORY_ID_PATTERN = /^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$/;
 
 interface FieldRule {
   /** Dotted path of the field, as reported. */

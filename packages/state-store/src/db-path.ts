@@ -3,9 +3,9 @@ import { dirname, sep } from "node:path";
 import { KxmError } from "@kxm/contract";
 
 /** The longest path Linux takes (PATH_MAX, 4096 bytes, counts the terminating NUL). */
-export const MAX_DB_PATH_BYTES = 4_095;
+const MAX_DB_PATH_BYTES = 4_095;
 /** The longest name one path component may have on common file systems (NAME_MAX). */
-export const MAX_DB_NAME_BYTES = 255;
+const MAX_DB_NAME_BYTES = 255;
 
 // Kernel file systems that look writable (mounted rw) but hold no ordinary files: Node's recursive mkdir spins
 // forever under /proc, and writes there fail or mean something else. Keys are statfs f_type magic numbers.

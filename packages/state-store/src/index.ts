@@ -3,7 +3,10 @@
 // The store's rule for open contradictions, pure: a reader holding a project's state items (the hub's pools) finds
 // the same ones as `openContradictions` without a read.
 export { findContradictions } from "./domain/state.js";
-export { type OpenStoreOptions, openStore } from "./open.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { OpenStoreOptions } from "./open.js";
+export { openStore } from "./open.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type {
   AgentIdentity,
   AppendJournalInput,
@@ -28,6 +31,7 @@ export type {
 
 /** How long superseded state, closed proposals and terminal runs are kept by default (behaviour.md 9.4). */
 export const DEFAULT_RETENTION_DAYS = 90;
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type {
   BackupResult,
   ChecksumCheck,
@@ -37,7 +41,13 @@ export type {
   StoreCheck,
   StoreProblem,
 } from "./maintenance.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { BackupOptions } from "./sqlite/backup.js";
 // SQLite-only maintenance: a PostgreSQL store has its own tools (pg_dump, pg_restore) and does not offer these.
-export { type BackupOptions, backupSqliteStore } from "./sqlite/backup.js";
-export { type CheckOptions, checkSqliteStore } from "./sqlite/check.js";
-export { type RestoreOptions, restoreSqliteStore } from "./sqlite/restore.js";
+export { backupSqliteStore } from "./sqlite/backup.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { CheckOptions } from "./sqlite/check.js";
+export { checkSqliteStore } from "./sqlite/check.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { RestoreOptions } from "./sqlite/restore.js";
+export { restoreSqliteStore } from "./sqlite/restore.js";

@@ -21,8 +21,7 @@ export const STATE_DIR_MODE = 0o700;
 /** The mode of the database and its `-wal` and `-shm` files: the owner's only (they hold key hashes). */
 export const STATE_FILE_MODE = 0o600;
 /** What the store writes to `.gitignore` in its folder, so that `git add -A` never stages the database. */
-export const STATE_GITIGNORE =
-  "# Written by KXM: the hub's database (key hashes, state) is never committed.\n*\n";
+const STATE_GITIGNORE = "# Written by KXM: the hub's database (key hashes, state) is never committed.\n*\n";
 
 /** Sets `mode` on `path` when it is looser; a file another user owns is left as it is. */
 function tighten(path: string, mode: number): void {

@@ -47,7 +47,7 @@ async function seeded(n = 40) {
 }
 
 /** Overwrites 64 bytes in the middle of every page after the first: damage the check must see. */
-export function corrupt(file: string): void {
+function corrupt(file: string): void {
   const pageSize = 4096;
   const pages = Math.floor(statSync(file).size / pageSize);
   const fd = openSync(file, "r+");

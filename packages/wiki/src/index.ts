@@ -1,26 +1,11 @@
 // The public surface of @kxm/wiki: a pure compiler and linter for the knowledge wiki. No I/O: the CLI reads the
 // records from the hub, writes and reads the pages.
-export { compileWiki, countRecords, TIMESTAMP_PREFIX, type WikiCounts, type WikiPages } from "./compile.js";
-export {
-  CLAIM_STATUSES,
-  type ClaimStatus,
-  GENERATED_MARKER,
-  isArchitectureTagged,
-  JOURNAL_SECTIONS,
-  journalItemId,
-  memorySection,
-  PAGE_FILES,
-  PAGES,
-  SECTIONS,
-  type Section,
-  stateSection,
-  WIKI_DIR,
-} from "./layout.js";
-export {
-  FINDING_CODES,
-  type Finding,
-  type FindingCode,
-  formatFinding,
-  lintWiki,
-  type Severity,
-} from "./lint.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { WikiCounts, WikiPages } from "./compile.js";
+export { compileWiki, countRecords, TIMESTAMP_PREFIX } from "./compile.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { Section } from "./layout.js";
+export { GENERATED_MARKER, JOURNAL_SECTIONS, PAGE_FILES, PAGES, WIKI_DIR } from "./layout.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { FindingCode, Severity } from "./lint.js";
+export { type Finding, formatFinding, lintWiki } from "./lint.js";

@@ -48,7 +48,7 @@ export const JOURNAL_SECTIONS: Readonly<Record<JournalCategory, Section>> = {
 const ARCHITECTURE_TAGS: ReadonlySet<string> = new Set(["architecture", "arch", "design"]);
 
 /** True when a state key or memory fact id is tagged architecture: its first `.`, `/`, `-` or `_` segment. */
-export function isArchitectureTagged(name: string): boolean {
+function isArchitectureTagged(name: string): boolean {
   const first = name.split(/[./_-]/, 1)[0] ?? "";
   return ARCHITECTURE_TAGS.has(first.toLowerCase());
 }

@@ -12,7 +12,6 @@ import { recordStatuses } from "./lint/records.js";
 // hub no longer holds as current is a stale state link, wherever on the page the claim sits.
 
 export {
-  FINDING_CODES,
   type Finding,
   type FindingCode,
   formatFinding,

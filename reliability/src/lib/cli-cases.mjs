@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { CLI } from "./paths.mjs";
 
 /** A stack frame as Node prints it, or an error class dumped with its name. */
-export const STACK = /^\s+at (?:.+ \()?[^\s()]+:\d+:\d+\)?$|^\w*Error(?: \[\w+\])?: |node:internal/m;
+const STACK = /^\s+at (?:.+ \()?[^\s()]+:\d+:\d+\)?$|^\w*Error(?: \[\w+\])?: |node:internal/m;
 /** What may not reach the terminal: C0 controls but tab and newline, ESC, DEL, C1 controls, bidi controls. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 export const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
@@ -35,7 +35,7 @@ export const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2
  */
 
 /** Builds a string of `n` plain words, long but not a secret to redaction. @param {number} n */
-export const words = (n) => Array.from({ length: n }, (_, i) => `word${i % 10}`).join(" ");
+const words = (n) => Array.from({ length: n }, (_, i) => `word${i % 10}`).join(" ");
 
 const GOOD_STEP = {
   id: "build",
@@ -47,7 +47,7 @@ const GOOD_STEP = {
 };
 
 /** The fixture projects, by name: each a folder with a .git marker and the broken files named. */
-export const PROJECTS = {
+const PROJECTS = {
   /** A clean project. */
   good: {},
   /** One good run and one broken run of each kind. */

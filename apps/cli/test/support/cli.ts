@@ -240,7 +240,7 @@ export function expectSameFiles(after: Map<string, Buffer>, before: Map<string, 
 }
 
 /** True when `dir` or any folder above it holds `.kxm/` or `.git` (what project-root discovery looks for). */
-export function insideProject(dir: string): boolean {
+function insideProject(dir: string): boolean {
   for (let current = dir; ; current = dirname(current)) {
     if (existsSync(join(current, ".git"))) return true;
     if (existsSync(join(current, ".kxm")) && statSync(join(current, ".kxm")).isDirectory()) return true;

@@ -16,7 +16,7 @@ type Part<K extends RouteName, F extends "params" | "query" | "body"> =
     : undefined;
 
 /** One call of a route, after authentication and validation. */
-export interface RouteCall<K extends RouteName> {
+interface RouteCall<K extends RouteName> {
   readonly params: Part<K, "params">;
   readonly query: Part<K, "query">;
   readonly body: Part<K, "body">;

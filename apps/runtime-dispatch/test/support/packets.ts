@@ -1,6 +1,7 @@
 import type { ContextItem } from "@kxm/contract";
 import { parseContextItem } from "@kxm/provenance";
-import type { ContextEntry, DispatchContext, Run } from "../../src/index.js";
+import type { ContextEntry, DispatchContext } from "../../src/dispatch/dispatch-context.js";
+import type { Run } from "../../src/index.js";
 import { workflow } from "./repo.js";
 
 /** A knowledge item (project `demo`, or `_shared` when `shared`). */
@@ -17,7 +18,7 @@ export function knowledge(id: string, summary: string, shared = false): ContextE
   return { item, score: 0.5 };
 }
 
-export function entry(raw: Record<string, unknown>, score = 0): ContextEntry {
+function entry(raw: Record<string, unknown>, score = 0): ContextEntry {
   return { item: parseContextItem(raw), score };
 }
 

@@ -52,7 +52,7 @@ export function isSkillFilePath(path: string): boolean {
 }
 
 /** Someone named in a metadata record: trimmed, 1 to 128 characters, no control characters. */
-export const ActorSchema = z
+const ActorSchema = z
   .string()
   .min(1)
   .max(MAX_ACTOR_CHARS)

@@ -63,7 +63,7 @@ async function readMetadata(dir: string): Promise<{ metadata: SkillMetadata } | 
  * Agent Skill where it sits), or `""` for a folder written before it, whose SKILL.md sits beside metadata.json.
  * Such folders are still read, verified and delivered; the next move (promotion, rejection) writes the new layout.
  */
-export function skillFilesPrefix(entries: readonly FolderEntry[], name: string): string {
+function skillFilesPrefix(entries: readonly FolderEntry[], name: string): string {
   return entries.some((entry) => entry.path === SKILL_FILE) ? "" : `${name}/`;
 }
 

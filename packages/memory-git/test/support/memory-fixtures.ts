@@ -6,7 +6,6 @@ import { factText, put, tempDir } from "@kxm/test-support";
 export {
   expectKxmError,
   expectKxmRejection,
-  factFields,
   factText,
   put,
   TEST_RUNNER_MD,

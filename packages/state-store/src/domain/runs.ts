@@ -7,7 +7,7 @@ import { isoTime } from "../time.js";
 import type { FinishRunInput, StartRunInput } from "../types.js";
 
 /** A run id leaves room for the `episode_` prefix within the 128-character item id limit. */
-export const MAX_RUN_ID_CHARS = LIMITS.idChars - "episode_".length;
+const MAX_RUN_ID_CHARS = LIMITS.idChars - "episode_".length;
 const MAX_WORKFLOW_CHARS = 128;
 const MAX_STEP_CHARS = 128;
 const MAX_LESSONS = 64;

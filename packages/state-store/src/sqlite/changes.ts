@@ -6,7 +6,7 @@ import type { ChangeBatch, ChangeKind, StoreChange } from "../types.js";
 import type { Db } from "./db.js";
 
 /** The most changes one call returns; a reader further behind than this rebuilds instead (`reset`). */
-export const CHANGE_BATCH_LIMIT = 1_000;
+const CHANGE_BATCH_LIMIT = 1_000;
 
 /**
  * Appends one change to the feed. Call it inside the write's own transaction, so the change commits (or rolls

@@ -29,7 +29,7 @@ function reason(error: unknown): string {
 }
 
 /** The migration level of an open connection: the recorded migrations against those this build knows. */
-export function migrationLevel(sqlite: Database.Database): MigrationLevel {
+function migrationLevel(sqlite: Database.Database): MigrationLevel {
   const known = knownMigrations().map((migration) => migration.millis);
   const table = sqlite
     .prepare("select name from sqlite_master where type = 'table' and name = ?")

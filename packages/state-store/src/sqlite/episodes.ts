@@ -5,7 +5,7 @@ import { items } from "../schema.js";
 import type { EpisodePage, EpisodePageOptions } from "../types.js";
 import type { Db } from "./db.js";
 
-export const MAX_EPISODE_PAGE = 50;
+const MAX_EPISODE_PAGE = 50;
 
 /** The project's episodes, newest first (finish time, then id, descending), one page at a time. */
 export function listEpisodes(db: Db, project: string, options: EpisodePageOptions): EpisodePage {

@@ -10,7 +10,7 @@ const EARLIEST = "0000-01-01T00:00:00.000Z";
 const EARLIEST_MS = Date.parse(EARLIEST);
 
 /** The earliest time still kept; anything that ended strictly before it goes. */
-export function purgeHorizon(now: Date, retentionDays: number): string {
+function purgeHorizon(now: Date, retentionDays: number): string {
   if (typeof retentionDays !== "number" || !Number.isFinite(retentionDays) || retentionDays < 0) {
     throw new KxmError("invalid_request", "retentionDays: must be a number of days, 0 or more");
   }

@@ -1,7 +1,7 @@
 // The linter's findings: every code with its severity, how one is built, ordered and printed.
 import { compareCodeUnits } from "@kxm/contract";
 
-export const FINDING_CODES = {
+const FINDING_CODES = {
   missing_page: "error",
   broken_reference: "error",
   stale_state_link: "error",

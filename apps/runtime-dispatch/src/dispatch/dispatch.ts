@@ -1,8 +1,8 @@
 import { KxmError } from "@kxm/contract";
+import { buildManifest, type DispatchManifest, writeManifest } from "../runs/manifest.js";
+import type { Run } from "../runs/runs.js";
 import { assembleDispatchContext, type DispatchContext } from "./dispatch-context.js";
-import { buildManifest, type DispatchManifest, writeManifest } from "./manifest.js";
 import { type PredecessorOutput, type RenderedPrompt, renderDispatchPrompt } from "./prompt.js";
-import type { Run } from "./runs.js";
 
 export interface PrepareStepOptions {
   root: string;

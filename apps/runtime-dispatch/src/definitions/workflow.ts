@@ -3,7 +3,7 @@ import { z } from "zod";
 import { parseYamlFile, readProjectFile } from "./yaml-file.js";
 
 /** Workflow names, step ids and agent ids: lowercase words joined by `-`, `_` or `.`; safe in file names. */
-export const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
+const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 export const AGENT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 const nameField = z
@@ -22,7 +22,7 @@ export const WorkflowStepSchema = z.strictObject({
 });
 export type WorkflowStep = z.infer<typeof WorkflowStepSchema>;
 
-export const WorkflowSchema = z
+const WorkflowSchema = z
   .strictObject({
     name: nameField.optional(),
     steps: z.array(WorkflowStepSchema).min(1, "must hold at least one step").max(64),
@@ -59,7 +59,7 @@ export interface Workflow {
 }
 
 /** `.kxm/workflows/<name>.yaml` under `root`, relative (forward slashes) as error messages name it. */
-export function workflowFile(name: string): string {
+function workflowFile(name: string): string {
   return `.kxm/workflows/${name}.yaml`;
 }
 
@@ -67,7 +67,7 @@ export function workflowFile(name: string): string {
  * Parses and validates a workflow's YAML text. Problems are `invalid_request` naming the file, the line and the
  * rule: `<file>:<line>: <path>: <rule>`. The first problem in document order is reported.
  */
-export function parseWorkflow(name: string, source: string): Workflow {
+function parseWorkflow(name: string, source: string): Workflow {
   const file = workflowFile(name);
   const { value: workflow, lineOf } = parseYamlFile(file, source, WorkflowSchema);
   if (workflow.name !== undefined && workflow.name !== name) {

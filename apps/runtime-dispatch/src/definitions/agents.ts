@@ -4,14 +4,14 @@ import { AGENT_PATTERN } from "./workflow.js";
 import { parseYamlFile, readProjectFile } from "./yaml-file.js";
 
 /** Where agent adapters are configured, relative to the project root. */
-export const AGENTS_FILE = ".kxm/agents.yaml";
+const AGENTS_FILE = ".kxm/agents.yaml";
 /** An agent step's time limit unless its adapter sets `timeoutSeconds`: 30 minutes. */
-export const DEFAULT_TIMEOUT_SECONDS = 1_800;
+const DEFAULT_TIMEOUT_SECONDS = 1_800;
 /** Replaced, in any argument of a command, by the absolute path of the step's prompt file. */
 export const PROMPT_FILE_PLACEHOLDER = "{promptFile}";
 
 /** How the prompt reaches the agent: on its standard input, or as a file whose path is an argument. */
-export type PromptInput = "stdin" | "file";
+type PromptInput = "stdin" | "file";
 
 interface Profile {
   /** The program and the arguments that come before the adapter's `args`. */
@@ -21,16 +21,16 @@ interface Profile {
 }
 
 /** Ready adapters for the common agent CLIs; each reads the prompt on stdin and prints its answer. */
-export const PROFILES = {
+const PROFILES = {
   claude: { command: ["claude", "-p"], trailing: [] },
   codex: { command: ["codex", "exec"], trailing: ["-"] },
   gemini: { command: ["gemini"], trailing: [] },
 } as const satisfies Record<string, Profile>;
-export type ProfileName = keyof typeof PROFILES;
+type ProfileName = keyof typeof PROFILES;
 
 const arg = z.string().min(1, "must be a non-empty string").max(4_096);
 
-export const AdapterSchema = z
+const AdapterSchema = z
   .strictObject({
     /** A ready profile: `claude` (`claude -p`), `codex` (`codex exec -`) or `gemini`. */
     profile: z.enum(Object.keys(PROFILES) as [ProfileName, ...ProfileName[]]).optional(),
@@ -57,7 +57,7 @@ export const AdapterSchema = z
       });
     }
   });
-export type AdapterConfig = z.infer<typeof AdapterSchema>;
+type AdapterConfig = z.infer<typeof AdapterSchema>;
 
 const ConfigObject = z.strictObject({
   /** The adapter of every agent id that `agents` does not list. */
@@ -70,7 +70,7 @@ const ConfigObject = z.strictObject({
     .optional(),
 });
 /** `.kxm/agents.yaml`; an empty file (or one holding only comments) configures nothing. */
-export const AgentsConfigSchema = z.preprocess((value) => value ?? {}, ConfigObject);
+const AgentsConfigSchema = z.preprocess((value) => value ?? {}, ConfigObject);
 export type AgentsConfig = z.infer<typeof ConfigObject>;
 
 /** An adapter ready to run: the full command line and how it gets the prompt. */

@@ -7,7 +7,7 @@ import { redactSecrets } from "@kxm/provenance";
 /** At most this many characters of an agent's output reach later steps as its snippet. */
 export const SNIPPET_CHARS = 2_000;
 
-export interface EvidenceLine {
+interface EvidenceLine {
   key: string;
   ref: string;
 }

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { writeFileWhole } from "@kxm/memory-git";
-import type { DeliveredItem, RenderedPrompt } from "./prompt.js";
+import type { DeliveredItem, RenderedPrompt } from "../dispatch/prompt.js";
 import { jsonText, type Run, runDir } from "./runs.js";
 
 export const MANIFEST_SCHEMA = "kxm.dispatch-manifest.v1";

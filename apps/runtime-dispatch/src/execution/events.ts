@@ -1,13 +1,13 @@
 import { join } from "node:path";
 import { type Logger, pino } from "pino";
-import { runDir } from "./runs.js";
+import { runDir } from "../runs/runs.js";
 
 // A run's log: JSON lines in `.kxm/runs/<run-id>/events.jsonl`, one event per line with `event` naming it. Events
 // carry ids, counts, gaps, codes and durations, never the run prompt, an instruction, an item's text or the
 // agent's output.
 
 /** The events a run logs, in the order they can happen. */
-export type RunEventName =
+type RunEventName =
   | "run_started"
   | "dispatch_context_assembled"
   | "agent_step_finished"
@@ -21,7 +21,7 @@ export interface RunLog {
 }
 
 /** `.kxm/runs/<run-id>/events.jsonl`. */
-export function eventsPath(root: string, runId: string): string {
+function eventsPath(root: string, runId: string): string {
   return join(runDir(root, runId), "events.jsonl");
 }
 

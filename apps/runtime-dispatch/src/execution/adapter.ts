@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { finished } from "node:stream/promises";
-import { PROMPT_FILE_PLACEHOLDER, type ResolvedAdapter } from "./agents.js";
+import { PROMPT_FILE_PLACEHOLDER, type ResolvedAdapter } from "../definitions/agents.js";
 
 /** How long a timed-out or cancelled agent gets between SIGTERM and SIGKILL. */
-export const KILL_GRACE_MS = 5_000;
+const KILL_GRACE_MS = 5_000;
 /** How much of the agent's standard output is kept in memory (the rest is only in the output file). */
 export const OUTPUT_TAIL_BYTES = 64 * 1024;
 
@@ -23,7 +23,7 @@ export interface AgentInvocation {
   signal?: AbortSignal;
 }
 
-export type AgentExitStatus = "exited" | "timed_out" | "cancelled" | "not_started";
+type AgentExitStatus = "exited" | "timed_out" | "cancelled" | "not_started";
 
 export interface AgentExit {
   status: AgentExitStatus;
@@ -39,7 +39,7 @@ export interface AgentExit {
 }
 
 /** The command line with `{promptFile}` replaced. */
-export function commandLine(adapter: ResolvedAdapter, promptFile: string): string[] {
+function commandLine(adapter: ResolvedAdapter, promptFile: string): string[] {
   return adapter.argv.map((part) => part.split(PROMPT_FILE_PLACEHOLDER).join(promptFile));
 }
 

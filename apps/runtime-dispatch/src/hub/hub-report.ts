@@ -1,6 +1,6 @@
 import { isKxmError, RefListSchema } from "@kxm/contract";
 import { createHubClient, type HubClient } from "@kxm/contract/client";
-import type { Run } from "./runs.js";
+import type { Run } from "../runs/runs.js";
 
 // Step outcomes reported to a hub, when one is configured, through the contract's client only. Reporting is a
 // courtesy: a hub that is down, slow or refuses a call never stops a run. Nothing of the prompt, the agent's output
@@ -8,7 +8,7 @@ import type { Run } from "./runs.js";
 // finish that yields the run's episode.
 
 /** Each call to the hub gets this long. */
-export const HUB_REPORT_TIMEOUT_MS = 5_000;
+const HUB_REPORT_TIMEOUT_MS = 5_000;
 
 export interface HubReportTarget {
   /** The hub's base URL. */
@@ -57,7 +57,7 @@ async function attempt(call: () => Promise<unknown>): Promise<ReportResult> {
 }
 
 /** One line for the journal: `Step plan (planner) completed with outcome done in 12.3 s`. */
-export function stepSummary(step: StepReport): string {
+function stepSummary(step: StepReport): string {
   let text = `Step ${step.stepId} (${step.agent}) ${step.status.replace("_", " ")}`;
   if (step.outcome !== null) text += ` with outcome ${step.outcome}`;
   if (step.reason !== null && step.outcome === null) text += `: ${step.reason}`;

@@ -4,13 +4,13 @@ import { basename, dirname, join } from "node:path";
 import { KxmError, ProjectIdSchema, parseOrThrow } from "@kxm/contract";
 import { computeMemoryRevision, writeFileWhole } from "@kxm/memory-git";
 import { z } from "zod";
-import { type Workflow, WorkflowStepSchema } from "./workflow.js";
-import { readJsonFile } from "./yaml-file.js";
+import { type Workflow, WorkflowStepSchema } from "../definitions/workflow.js";
+import { readJsonFile } from "../definitions/yaml-file.js";
 
-export const RUN_SCHEMA = "kxm.run.v1";
+const RUN_SCHEMA = "kxm.run.v1";
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-export const RunFileSchema = z.strictObject({
+const RunFileSchema = z.strictObject({
   schema: z.literal(RUN_SCHEMA),
   runId: z.string().max(128).regex(RUN_ID_PATTERN),
   project: ProjectIdSchema,

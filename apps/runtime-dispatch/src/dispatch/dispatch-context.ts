@@ -16,20 +16,20 @@ import {
   type GitCheck,
   loadPromotedSkillItems,
 } from "@kxm/memory-git";
+import type { WorkflowStep } from "../definitions/workflow.js";
+import type { Run } from "../runs/runs.js";
 import { DISPATCH_GAPS, memoryRejectedGap, renderDeferredGap, skillUnverifiedGap } from "./gaps.js";
-import type { Run } from "./runs.js";
-import type { WorkflowStep } from "./workflow.js";
 
 /** The selection budget of dispatch context, in tokens. */
-export const DISPATCH_BUDGET_TOKENS = 4_000;
+const DISPATCH_BUDGET_TOKENS = 4_000;
 /** At most this many project items are rendered; the rest are reported as render-deferred. */
-export const MAX_PROJECT_ITEMS = 5;
+const MAX_PROJECT_ITEMS = 5;
 /** The arbiter's task limit; the task is cut to it. */
-export const MAX_TASK_CHARS = 2_000;
+const MAX_TASK_CHARS = 2_000;
 /** What must be tracked and clean at HEAD for dispatch context to be delivered. */
-export const COMMITTED_PATHS = [".kxm/memory", ".kxm/skills/promoted"] as const;
+const COMMITTED_PATHS = [".kxm/memory", ".kxm/skills/promoted"] as const;
 /** The revision of a project with no memory file and no promoted skill (SHA-256 of nothing). */
-export const EMPTY_REVISION = `ctxrev_${createHash("sha256").digest("hex")}`;
+const EMPTY_REVISION = `ctxrev_${createHash("sha256").digest("hex")}`;
 
 /** One selected item and its rounded arbiter score. */
 export interface ContextEntry {
@@ -67,14 +67,14 @@ export interface DispatchContextOptions {
  * The kinds dispatch asks for: the role's kinds in its priority order, then `skill` when the role lacks it, so
  * promoted skills reach every role's Active Skills.
  */
-export function dispatchKinds(role: string): ItemKind[] {
+function dispatchKinds(role: string): ItemKind[] {
   const kinds: ItemKind[] = [...rolePolicy(role).kinds];
   if (!kinds.includes("skill")) kinds.push("skill");
   return kinds;
 }
 
 /** Instructions, a blank line and the run prompt, cut to 2,000 code units (never inside a surrogate pair). */
-export function dispatchTask(instructions: string, prompt: string): string {
+function dispatchTask(instructions: string, prompt: string): string {
   const task = `${instructions}\n\n${prompt}`;
   if (task.length <= MAX_TASK_CHARS) return task;
   let cut = task.slice(0, MAX_TASK_CHARS);
@@ -91,7 +91,7 @@ function isCandidatePath(path: string): boolean {
 }
 
 /** The committed-content verdict, ignoring candidate files (untracked, ignored or not: they are never read). */
-export function committedContentGap(check: GitCheck): string | undefined {
+function committedContentGap(check: GitCheck): string | undefined {
   if (check.status === "unavailable") return DISPATCH_GAPS.gitUnavailable;
   if (check.status === "dirty" && check.files.some((file) => !isCandidatePath(file.path))) {
     return DISPATCH_GAPS.uncommitted;

@@ -3,9 +3,9 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { isKxmError, KxmError } from "@kxm/contract";
 import { z } from "zod";
+import { readJsonFile } from "../definitions/yaml-file.js";
 import { type DispatchManifest, MANIFEST_SCHEMA } from "./manifest.js";
 import { loadRun, type Run, runDir } from "./runs.js";
-import { readJsonFile } from "./yaml-file.js";
 
 // What a run left on disk besides run.json: one result per step attempt and the run's outcome, each written
 // whole, and what `kxm run status` and `kxm run manifest` read back.
@@ -13,16 +13,16 @@ import { readJsonFile } from "./yaml-file.js";
 export const STEP_RESULT_SCHEMA = "kxm.step-result.v1";
 export const RUN_OUTCOME_SCHEMA = "kxm.run-outcome.v1";
 
-export const STEP_STATUSES = ["running", "completed", "failed", "timed_out", "cancelled"] as const;
-export type StepStatus = (typeof STEP_STATUSES)[number];
+const STEP_STATUSES = ["running", "completed", "failed", "timed_out", "cancelled"] as const;
+type StepStatus = (typeof STEP_STATUSES)[number];
 /** How reporting to a hub went: not configured, done, or failed with a code. */
-export const HubReportSchema = z.union([
+const HubReportSchema = z.union([
   z.literal("not_configured"),
   z.literal("reported"),
   z.string().regex(/^failed:[a-z_]+$/),
 ]);
 
-export const StepResultSchema = z.strictObject({
+const StepResultSchema = z.strictObject({
   schema: z.literal(STEP_RESULT_SCHEMA),
   runId: z.string(),
   stepId: z.string(),
@@ -49,10 +49,10 @@ export const StepResultSchema = z.strictObject({
 });
 export type StepResult = z.infer<typeof StepResultSchema>;
 
-export const RUN_STATUSES = ["succeeded", "failed", "cancelled"] as const;
+const RUN_STATUSES = ["succeeded", "failed", "cancelled"] as const;
 export type RunFinalStatus = (typeof RUN_STATUSES)[number];
 
-export const RunOutcomeSchema = z.strictObject({
+const RunOutcomeSchema = z.strictObject({
   schema: z.literal(RUN_OUTCOME_SCHEMA),
   runId: z.string(),
   status: z.enum(RUN_STATUSES),
@@ -84,7 +84,7 @@ export function outcomePath(root: string, runId: string): string {
 }
 
 /** `executor.json`: the process executing a run, so that a run killed between two steps reads as interrupted. */
-export const ExecutorSchema = z.strictObject({ pid: z.number().int() });
+const ExecutorSchema = z.strictObject({ pid: z.number().int() });
 
 /** The project-relative path of a run's executor.json. */
 export function executorFileRel(runId: string): string {
@@ -133,8 +133,8 @@ export function loadStepResult(
 }
 
 /** A run's status: finished (its outcome), running, interrupted (its process is gone) or pending. */
-export type RunStatusName = RunFinalStatus | "running" | "interrupted" | "pending";
-export type StepStatusName = StepStatus | "interrupted" | "pending";
+type RunStatusName = RunFinalStatus | "running" | "interrupted" | "pending";
+type StepStatusName = StepStatus | "interrupted" | "pending";
 
 export interface RunStatus {
   runId: string;

@@ -7,7 +7,7 @@ import type { ZodIssue, ZodType } from "zod";
 // YAML configuration files (workflows, agents) validated with zod, with errors that name the file, the line and
 // the rule: `<file>:<line>: <path>: <rule>`.
 
-export type PathKey = PropertyKey;
+type PathKey = PropertyKey;
 
 function pairFor(node: Node, key: PathKey) {
   if (!isMap(node)) return undefined;

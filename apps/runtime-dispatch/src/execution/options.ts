@@ -1,0 +1,46 @@
+import type { Workflow, WorkflowStep } from "../definitions/workflow.js";
+import type { RunReporter } from "../hub/hub-report.js";
+import type { RunOutcome, StepResult } from "../runs/results.js";
+import type { Run } from "../runs/runs.js";
+
+// What a caller hands executeRun, what it is told as the run goes on, and what it gets back.
+
+/** Something a caller may show while a run goes on (the CLI prints one line each). */
+export type RunProgress =
+  | { kind: "run_started"; run: Run }
+  | {
+      kind: "step_started";
+      run: Run;
+      step: WorkflowStep;
+      attempt: number;
+      promptTokens: number;
+      gaps: string[];
+    }
+  | { kind: "step_finished"; run: Run; result: StepResult }
+  | { kind: "hub_report_failed"; call: string; code: string }
+  | { kind: "run_finished"; run: Run; outcome: RunOutcome };
+
+export interface ExecuteRunOptions {
+  root: string;
+  workflow: Workflow;
+  prompt: string;
+  /** The clock; a function so that each step's times are real. */
+  now?: () => Date;
+  runId?: string;
+  project?: string;
+  /** The environment agents start from (less `WITHHELD_ENV`); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Reports to a hub; without one, results say `not_configured`. */
+  reporter?: RunReporter;
+  /** Aborting stops the running agent and ends the run as cancelled. */
+  signal?: AbortSignal;
+  onProgress?: (progress: RunProgress) => void;
+  gitTimeoutMs?: number;
+  gitBinary?: string;
+}
+
+export interface ExecutedRun {
+  run: Run;
+  outcome: RunOutcome;
+  steps: StepResult[];
+}

@@ -1,0 +1,143 @@
+import { writeFileWhole } from "@kxm/memory-git";
+import { redactSecrets } from "@kxm/provenance";
+import type { ResolvedAdapter } from "../definitions/agents.js";
+import type { WorkflowStep } from "../definitions/workflow.js";
+import { prepareStep } from "../dispatch/dispatch.js";
+import type { PredecessorOutput } from "../dispatch/prompt.js";
+import { STEP_RESULT_SCHEMA, type StepResult } from "../runs/results.js";
+import { jsonText, type Run } from "../runs/runs.js";
+import { runAgent } from "./adapter.js";
+import { agentEnv } from "./agent-env.js";
+import type { RunLog } from "./events.js";
+import type { ExecuteRunOptions, RunProgress } from "./options.js";
+import { predecessorOutput } from "./predecessors.js";
+import { type AgentReport, readAgentReport } from "./report.js";
+import { stepFiles } from "./step-files.js";
+import { verdict } from "./verdict.js";
+
+/** What the run loop lends each step: its log, its progress callback, its clock, and its hub report. */
+export interface StepHooks {
+  log: RunLog;
+  progress: (progress: RunProgress) => void;
+  now: () => Date;
+  /** Tells the hub of the finished step, before its result is written; returns the result's `hub` field. */
+  reportStep: (result: StepResult) => Promise<string>;
+}
+
+/**
+ * Runs one step attempt: prepares its prompt (the manifest written), saves it, writes a `running` result, runs the
+ * agent, judges how it ended, and writes the final result. Its output is appended to `predecessors` for the steps
+ * after it.
+ */
+export async function runStep(
+  options: ExecuteRunOptions,
+  run: Run,
+  step: WorkflowStep,
+  adapter: ResolvedAdapter,
+  predecessors: PredecessorOutput[],
+  hooks: StepHooks,
+): Promise<StepResult> {
+  const { log, progress, now } = hooks;
+  const { root } = options;
+  const attempt = 1;
+  const prepared = await prepareStep({
+    root,
+    run,
+    stepId: step.id,
+    attempt,
+    predecessors,
+    ...(options.gitTimeoutMs === undefined ? {} : { gitTimeoutMs: options.gitTimeoutMs }),
+    ...(options.gitBinary === undefined ? {} : { gitBinary: options.gitBinary }),
+  });
+  const { manifest, rendered } = prepared;
+  log.event("dispatch_context_assembled", {
+    runId: run.runId,
+    stepId: step.id,
+    attempt,
+    packetId: manifest.packetId,
+    agent: step.agent,
+    role: manifest.role,
+    memoryRevision: manifest.memoryRevision,
+    itemIds: manifest.items.map((item) => item.id),
+    gaps: manifest.gaps,
+    packetTokens: manifest.packetTokens,
+    promptTokens: manifest.promptTokens,
+  });
+  const files = stepFiles(root, run.runId, step.id, attempt);
+  await writeFileWhole(files.prompt, rendered.prompt);
+  const startedAt = now().toISOString();
+  const running: StepResult = {
+    schema: STEP_RESULT_SCHEMA,
+    runId: run.runId,
+    stepId: step.id,
+    attempt,
+    agent: step.agent,
+    adapter: adapter.source,
+    status: "running",
+    outcome: null,
+    exitCode: null,
+    signal: null,
+    reason: null,
+    evidence: [],
+    missingEvidence: [],
+    startedAt,
+    finishedAt: null,
+    durationMs: null,
+    pid: process.pid,
+    files: files.recorded,
+    hub: "not_configured",
+  };
+  await writeFileWhole(files.result, jsonText(running));
+  progress({
+    kind: "step_started",
+    run,
+    step,
+    attempt,
+    promptTokens: rendered.promptTokens,
+    gaps: rendered.gaps,
+  });
+
+  const exit = await runAgent({
+    adapter,
+    prompt: rendered.prompt,
+    promptFile: files.prompt,
+    cwd: root,
+    // biome-ignore lint/style/noProcessEnv: passed through to the agent (less WITHHELD_ENV), not read.
+    env: agentEnv(options.env ?? process.env, run, step, attempt, files.prompt),
+    outputFile: files.output,
+    errorFile: files.errors,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  const reported: AgentReport =
+    exit.status === "exited" ? readAgentReport(exit.outputTail) : { evidence: [] };
+  const judged = verdict(step, exit, adapter, reported);
+  const evidence = reported.evidence.map(({ key, ref }) => ({ key, ref: redactSecrets(ref) }));
+  const given = new Set(evidence.map((line) => line.key));
+  const result: StepResult = {
+    ...running,
+    status: judged.status,
+    outcome: judged.outcome,
+    exitCode: exit.exitCode,
+    signal: exit.signal,
+    reason: judged.reason,
+    evidence,
+    missingEvidence: step.requiredEvidence.filter((key) => !given.has(key)),
+    finishedAt: now().toISOString(),
+    durationMs: exit.durationMs,
+    pid: null,
+  };
+  result.hub = await hooks.reportStep(result);
+  await writeFileWhole(files.result, jsonText(result));
+  log.event("agent_step_finished", {
+    runId: run.runId,
+    stepId: step.id,
+    attempt,
+    status: result.status,
+    outcome: result.outcome,
+    exitCode: result.exitCode,
+    durationMs: result.durationMs,
+    missingEvidence: result.missingEvidence,
+  });
+  predecessors.push(predecessorOutput(result, exit.status === "exited" ? exit.outputTail : ""));
+  return result;
+}
