@@ -46,7 +46,7 @@ export const MODES_FILE = KXM_PATHS.modes;
 /** The schema line a modes file starts with. */
 export const MODES_SCHEMA = "kxm.modes.v1";
 
-/** Characters per token of the estimate: the arbiter's estimator (behaviour.md), ceil(characters / 4). */
+/** Characters per token of the estimate: the arbiter's estimator (docs/reference/behaviour.md), ceil(characters / 4). */
 export const CHARS_PER_TOKEN = 4;
 
 /** The estimate of one part: its length in UTF-16 code units over four, rounded up. */

@@ -14,7 +14,7 @@ import {
   TEST_RUNNER_MD,
 } from "./support/cli.js";
 
-/** The memory revision of behaviour.md section 7, computed independently for memory files only. */
+/** The memory revision of docs/reference/behaviour.md section 7, computed independently for memory files only. */
 function revisionOf(files: Record<string, string>): string {
   const hash = createHash("sha256");
   for (const rel of Object.keys(files).sort()) {

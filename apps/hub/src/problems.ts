@@ -89,7 +89,7 @@ function fromValidation(
 
 /**
  * Keeps a validation error within the codes its route's table entry lists, so a client can rely on that list:
- * evidence that fails a state route's rules is `invalid_state_proposal` (behaviour.md 9.8); a limit the route does
+ * evidence that fails a state route's rules is `invalid_state_proposal` (docs/reference/behaviour.md section 9 point 8); a limit the route does
  * not list is `invalid_request`. A malformed path id is `invalid_request` on every route, whatever the rule it
  * breaks (a well-formed id that names no record is the handler's 404), so one rule holds for every route with a
  * path parameter.

@@ -12,7 +12,7 @@ interface Candidate extends RankKeys {
 }
 
 /**
- * Assembles a token-budgeted context packet from a pool, exactly as behaviour.md section 2 defines it: refuse a
+ * Assembles a token-budgeted context packet from a pool, exactly as docs/reference/behaviour.md section 2 defines it: refuse a
  * foreign item, drop superseded and rejected items, keep open contradictions and the requested kinds that are not
  * inert, rank by the nine keys, fill the budget first-fit, place each item in one section, and audit.
  *

@@ -1,7 +1,7 @@
 import type { ContextItem } from "@kxm/contract";
 import { tokenize } from "./tokenize.js";
 
-/** BM25 parameters of behaviour.md section 1. */
+/** BM25 parameters of docs/reference/behaviour.md section 1. */
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 

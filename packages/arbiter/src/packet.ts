@@ -62,7 +62,7 @@ export interface AssemblyOutcome {
   readonly taskTokens: number;
 }
 
-/** The gap strings of behaviour.md section 2, step 6, in their order. */
+/** The gap strings of docs/reference/behaviour.md section 2, step 6, in their order. */
 function packetGaps(budgetTokens: number, outcome: AssemblyOutcome): string[] {
   const gaps: string[] = [];
   const selectedCount = outcome.selected.length;

@@ -72,7 +72,7 @@ export function recallResult(hits: readonly RecallHit[], limit: number): RecallR
 }
 
 /**
- * Recalls records by query (behaviour.md section 3): phrase hits (the whole query inside the summary or state key,
+ * Recalls records by query (docs/reference/behaviour.md section 3): phrase hits (the whole query inside the summary or state key,
  * ignoring case) and items sharing a token with the query, phrase hits first, then BM25 descending, then id. An
  * empty query lists every item in id order. Results carry metadata only, never summaries.
  */

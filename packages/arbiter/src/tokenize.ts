@@ -1,6 +1,6 @@
 import { LIMITS } from "@kxm/contract";
 
-/** The fixed English stopword list of behaviour.md section 1 (60 words). */
+/** The fixed English stopword list of docs/reference/behaviour.md section 1 (60 words). */
 // biome-ignore format: one word a line would make the list 60 lines long
 export const STOPWORDS: ReadonlySet<string> = new Set([
   "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "for",
@@ -21,7 +21,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
 const ASCII_SEPARATORS = /[^a-z0-9\u0080-\uffff]+/;
 
 /**
- * Folds a plural to its singular by the first rule that applies (behaviour.md section 1, step 5). The rule that
+ * Folds a plural to its singular by the first rule that applies (docs/reference/behaviour.md section 1, step 5). The rule that
  * keeps an all-digit token is implied: every other rule needs the token to end in "s".
  */
 export function foldPlural(token: string): string {

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 
 /**
- * behaviour.md section 1 step by step, with none of tokenize's shortcuts (skipping NFKC for ASCII, a plain
+ * docs/reference/behaviour.md section 1 step by step, with none of tokenize's shortcuts (skipping NFKC for ASCII, a plain
  * character class for lowercased ASCII, two splits for other text, no separate all-digit test): the reference
  * tokenize must agree with.
  */
@@ -65,7 +65,7 @@ const textArb = fc
   .map((pairs) => pairs.map(([word, separator]) => word + separator).join(""));
 
 describe("tokenize", () => {
-  test("gives the behaviour.md example tokens", () => {
+  test("gives the docs/reference/behaviour.md example tokens", () => {
     expect(tokenize("The flaky Playwright gates timed-out on CI; retries: 2")).toEqual([
       "flaky",
       "playwright",
@@ -140,7 +140,7 @@ describe("foldPlural", () => {
 });
 
 describe("tokenize against the specification", () => {
-  test("gives the same tokens as behaviour.md's steps on ASCII and non-ASCII text", () => {
+  test("gives the same tokens as docs/reference/behaviour.md's steps on ASCII and non-ASCII text", () => {
     fc.assert(
       fc.property(textArb, (text) => {
         expect(tokenize(text)).toEqual(specTokens(text));

@@ -1,4 +1,4 @@
-/** Every limit of the guide and behaviour.md, in one place. Lengths are in UTF-16 code units. */
+/** Every limit of the guide and docs/reference/behaviour.md, in one place. Lengths are in UTF-16 code units. */
 export const LIMITS = {
   /** Characters in an item summary, after trimming. */
   summaryChars: 4_000,

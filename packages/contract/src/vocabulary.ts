@@ -20,7 +20,7 @@ export const ORIGINS = ["human", "workflow", "git", "peer", "tool", "external", 
 export const OriginSchema = z.enum(ORIGINS);
 export type Origin = z.infer<typeof OriginSchema>;
 
-/** The highest authority each origin may claim (behaviour.md section 4). */
+/** The highest authority each origin may claim (docs/reference/behaviour.md section 4). */
 export const ORIGIN_CEILINGS: Readonly<Record<Origin, Authority>> = {
   human: "policy",
   workflow: "policy",
@@ -36,7 +36,7 @@ export const ITEM_STATUSES = ["proposed", "current", "superseded", "rejected"] a
 export const ItemStatusSchema = z.enum(ITEM_STATUSES);
 export type ItemStatus = z.infer<typeof ItemStatusSchema>;
 
-/** Journal categories (behaviour.md section 6). */
+/** Journal categories (docs/reference/behaviour.md section 6). */
 export const JOURNAL_CATEGORIES = [
   "plan",
   "decision",

@@ -9,7 +9,7 @@ import {
 } from "@kxm/contract";
 import { describe, expect, test } from "vitest";
 
-// The role table of behaviour.md section 2 (and the guide's "Role policies"), transcribed row by row.
+// The role table of docs/reference/behaviour.md section 2 (and the guide's "Role policies"), transcribed row by row.
 const TABLE = {
   repro: {
     kinds: ["episode", "knowledge", "evidence"],
@@ -45,7 +45,7 @@ const ANY_OTHER_NAME = {
 };
 
 describe("role policies", () => {
-  test("are exactly the table of behaviour.md: kinds in priority order, journal categories, budget", () => {
+  test("are exactly the table of docs/reference/behaviour.md: kinds in priority order, journal categories, budget", () => {
     expect(ROLE_POLICIES).toEqual(TABLE);
   });
 
@@ -109,7 +109,7 @@ describe("roleForAgentId", () => {
     expect(roleForAgentId(agentId)).toBe(role);
   });
 
-  // behaviour.md: "the first role ... such that the id starts with `<role>-`". `critic-` starts with `critic-`,
+  // docs/reference/behaviour.md: "the first role ... such that the id starts with `<role>-`". `critic-` starts with `critic-`,
   // so it is a critic, even with nothing after the hyphen.
   test("maps critic- to critic: the id starts with the role and a hyphen", () => {
     expect(roleForAgentId("critic-")).toBe("critic");

@@ -18,7 +18,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 
-// Records and requests from the user guide (context-and-memory.md) and behaviour.md, as the contract sees them.
+// Records and requests from the user guide (context-and-memory.md) and docs/reference/behaviour.md, as the contract sees them.
 
 /** `kxm context get demo --role planner --task "Which branch do we release from?"` */
 const guideContextRequest: ContextRequest = {
@@ -72,7 +72,7 @@ const proposedStateItem: ContextItem = {
   evidenceRefs: ["pr:12"],
 };
 
-/** `.kxm/memory/test-runner.md` as an item (behaviour.md section 7). */
+/** `.kxm/memory/test-runner.md` as an item (docs/reference/behaviour.md section 7). */
 const memoryItem: ContextItem = {
   id: "mem_test-runner",
   kind: "knowledge",
@@ -91,7 +91,7 @@ const sharedMemoryItem: ContextItem = {
   summary: "Use pnpm, not npm, in this repository",
 };
 
-/** A `lesson` journal entry and the item it becomes (behaviour.md section 6). */
+/** A `lesson` journal entry and the item it becomes (docs/reference/behaviour.md section 6). */
 const lessonEntry: JournalEntry = {
   id: "e17",
   project: "demo",
@@ -127,7 +127,7 @@ const skillItem: ContextItem = {
   status: "current",
 };
 
-/** A derived summary of two items (behaviour.md section 4). */
+/** A derived summary of two items (docs/reference/behaviour.md section 4). */
 const derivedItem: ContextItem = {
   id: "derived_1",
   kind: "knowledge",

@@ -7,7 +7,7 @@ function originOf(sourceType: string): Origin {
 }
 
 /**
- * A fact as a context item (behaviour.md section 7): id `mem_<id>`, kind `knowledge`, project `_shared` for
+ * A fact as a context item (docs/reference/behaviour.md section 7): id `mem_<id>`, kind `knowledge`, project `_shared` for
  * operator scope, origin the fact's sourceType when it is one of the seven origins and `git` otherwise,
  * `instruction` and `promoted` authority as `instruction`. Goes through `parseContextItem`, so the summary is
  * redacted and an authority above the origin's ceiling is refused with `context_authority_violation`.

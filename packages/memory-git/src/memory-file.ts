@@ -96,7 +96,7 @@ function check(
 }
 
 /**
- * Checks one memory file and returns the fact or the first problem, in the order of behaviour.md section 7.
+ * Checks one memory file and returns the fact or the first problem, in the order of docs/reference/behaviour.md section 7.
  * A control-plane field is reported as a problem here (rule `control-plane field is refused`), not thrown.
  * Unknown keys other than control-plane fields (`title`, `tags`, `owner`, …) are allowed and ignored.
  */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// The field rules of a memory file, in the order behaviour.md section 7 checks them. Each rule's message is ours,
+// The field rules of a memory file, in the order docs/reference/behaviour.md section 7 checks them. Each rule's message is ours,
 // never zod's, so no message can echo a value.
 
 /** The `schema` every memory file declares. */

@@ -47,7 +47,7 @@ describe("the guide's test-runner.md example", () => {
   });
 });
 
-describe("rules in the order of behaviour.md section 7", () => {
+describe("rules in the order of docs/reference/behaviour.md section 7", () => {
   // Each case breaks one rule; the expected message names the file, the field and the rule.
   const cases: Array<[string, Record<string, string | undefined>, string]> = [
     ["schema missing", { schema: undefined }, "schema: is required"],

@@ -30,7 +30,7 @@ export function strongestAuthority(authorities: Iterable<Authority>): Authority 
 }
 
 /**
- * The highest authority content of `origin` may claim (behaviour.md section 4). Throws `invalid_context_item`
+ * The highest authority content of `origin` may claim (docs/reference/behaviour.md section 4). Throws `invalid_context_item`
  * for a value that is not an origin.
  */
 export function ceilingFor(origin: Origin): Authority {

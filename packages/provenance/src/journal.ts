@@ -23,7 +23,7 @@ const KIND_BY_CATEGORY: Readonly<Record<JournalCategory, ItemKind>> = {
   "state-change": "evidence",
 };
 
-// Categories that teach something: without evidence they would be unfounded claims (behaviour.md section 6).
+// Categories that teach something: without evidence they would be unfounded claims (docs/reference/behaviour.md section 6).
 const NEEDS_EVIDENCE: ReadonlySet<JournalCategory> = new Set(["lesson", "skill-candidate"]);
 
 /**
@@ -38,7 +38,7 @@ export function journalKindFor(category: JournalCategory): ItemKind {
 }
 
 /**
- * Turns a journal entry into its context item (behaviour.md section 6): id `journal_<entryId>`, origin
+ * Turns a journal entry into its context item (docs/reference/behaviour.md section 6): id `journal_<entryId>`, origin
  * `workflow`, source ref `journal:<entryId>`, authority `evidence`, confidence `probable`, `observedAt` = the
  * entry's `createdAt`, evidence refs carried; a skill-candidate becomes a `proposed` skill. A `lesson` or
  * `skill-candidate` without evidence refs is refused with 400 `journal_evidence_required`.

@@ -4,7 +4,7 @@ import { type Range, secretlintRanges } from "./secretlint-ranges.js";
 /** What a redacted secret becomes. */
 export const REDACTED = "[redacted]";
 
-// Digests KXM writes itself and must keep readable (behaviour.md section 9 point 6 and section 7): a skill's
+// Digests KXM writes itself and must keep readable (docs/reference/behaviour.md section 9 point 6 and section 7): a skill's
 // pinned hash in `skill:<id>@<sha256>` and a memory revision `ctxrev_<sha256>`. Only the 64 hex digits are
 // protected, and only from a match that lies wholly inside them: a token assignment whose value happens to be a
 // revision is still an assignment and still goes. The skill id is matched loosely (anything but space and `@`)

@@ -49,7 +49,7 @@ const cliFlag = (commands: string, flag: string, glued: boolean): RegExp =>
  * distinctive prefix needs no right boundary: a token glued to the next word is still redacted.
  */
 export const SECRET_PATTERNS: readonly SecretPattern[] = [
-  // --- behaviour.md section 4 ---
+  // --- docs/reference/behaviour.md section 4 ---
   // OpenAI, Anthropic and other `sk-` keys. A digit is required so kebab-case words (`sk-learn`) stay.
   // A run of 20 letters and digits is required too, so a branch such as `feature/sk-1042-add-retry-to-upload-worker`
   // stays while `sk-proj-…`, `sk-ant-api03-…` and 32-hex `sk-…` keys go.

@@ -17,7 +17,7 @@ function entry(category: JournalCategory, overrides: Partial<JournalEntry> = {})
   };
 }
 
-// behaviour.md section 6, written out.
+// docs/reference/behaviour.md section 6, written out.
 const MAPPING: ReadonlyArray<[JournalCategory, "knowledge" | "skill" | "evidence", "proposed" | undefined]> =
   [
     ["plan", "knowledge", undefined],

@@ -96,7 +96,7 @@ describe("parseContextItem: control-plane fields", () => {
   });
 });
 
-// behaviour.md section 4, written out rather than read from the contract so that a change there fails here.
+// docs/reference/behaviour.md section 4, written out rather than read from the contract so that a change there fails here.
 const CEILING: Record<Origin, Authority> = {
   human: "policy",
   workflow: "policy",

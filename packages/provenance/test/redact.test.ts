@@ -70,7 +70,7 @@ describe("redactSecrets", () => {
     expect(redactSecrets(`${fakeGhp("A")}, ${fakeGhp("B")}`)).toBe("[redacted], [redacted]");
   });
 
-  it("keeps the 64-hex digest of a skill source reference (behaviour.md 9.6)", () => {
+  it("keeps the 64-hex digest of a skill source reference (docs/reference/behaviour.md section 9 point 6)", () => {
     const ref = `skill:deploy-checklist.0123456789ab@${HEX64}`;
     expect(redactSecrets(ref)).toBe(ref);
   });

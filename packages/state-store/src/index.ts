@@ -29,7 +29,7 @@ export type {
   StoreChange,
 } from "./types.js";
 
-/** How long superseded state, closed proposals and terminal runs are kept by default (behaviour.md 9.4). */
+/** How long superseded state, closed proposals and terminal runs are kept by default (docs/reference/behaviour.md section 9 point 4). */
 export const DEFAULT_RETENTION_DAYS = 90;
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type {

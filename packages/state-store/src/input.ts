@@ -29,7 +29,7 @@ export function recordId(
 
 /**
  * A list of `min`..`max` distinct references, each 1..512 characters. Every failure is `code`: for a state
- * proposal or promotion a missing, excess or malformed reference is an invalid proposal (behaviour.md 9.8).
+ * proposal or promotion a missing, excess or malformed reference is an invalid proposal (docs/reference/behaviour.md section 9 point 8).
  */
 export function refList(value: unknown, field: string, code: ErrorCode, min: number, max: number): string[] {
   if (!Array.isArray(value)) throw new KxmError(code, `${field}: must be a list of references`);

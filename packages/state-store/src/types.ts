@@ -35,7 +35,7 @@ export interface AgentIdentity {
   agentId: string;
 }
 
-/** A proposed value for a state key (behaviour.md section 5). */
+/** A proposed value for a state key (docs/reference/behaviour.md section 5). */
 export interface StateProposalInput {
   project: string;
   key: string;

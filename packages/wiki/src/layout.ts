@@ -63,7 +63,7 @@ export function memorySection(itemId: string): Section {
   return isArchitectureTagged(itemId.replace(/^mem_/, "")) ? "architecture" : "patterns";
 }
 
-/** The item id of a journal entry in the pool and in every packet (behaviour.md section 6). */
+/** The item id of a journal entry in the pool and in every packet (docs/reference/behaviour.md section 6). */
 export function journalItemId(entryId: string): string {
   return `journal_${entryId}`;
 }

@@ -47,7 +47,7 @@ function withAuthored(
 /**
  * Assembles a packet for the path's project. Without `runId` and `stage` it is served from the role's index; with
  * either, the journal items are filtered to that run and stage and the plain `assemblePacket` assembles base items
- * plus those (behaviour.md 9.3). Logs sizes and counts, never the task.
+ * plus those (docs/reference/behaviour.md section 9 point 3). Logs sizes and counts, never the task.
  */
 export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub, log }) => {
   const started = performance.now();

@@ -28,7 +28,7 @@ export const reviewJournal: RouteHandler<"reviewJournal"> = async ({ params, bod
 };
 
 /**
- * The reviewed records the knowledge wiki is compiled from (behaviour.md 9.5), from the project's pool, so they
+ * The reviewed records the knowledge wiki is compiled from (docs/reference/behaviour.md section 9 point 5), from the project's pool, so they
  * agree with every packet: current and superseded state (never a pending or consumed proposal), the open
  * contradictions by id, the active memory facts and verified promoted skills of the project's own checkout, and the
  * reviewed journal entries of finished runs. Each list is ordered by id (the journal by creation time, then id).

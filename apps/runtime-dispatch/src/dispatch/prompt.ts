@@ -166,7 +166,7 @@ function pruneOne(parts: Parts): boolean {
 }
 
 /**
- * Renders the dispatch prompt (behaviour.md section 8): the step instructions, a blank line, then the packet,
+ * Renders the dispatch prompt (docs/reference/behaviour.md section 8): the step instructions, a blank line, then the packet,
  * pruned to {@link PROMPT_BUDGET_TOKENS} by removing shared defaults, then episodes, then project knowledge, then
  * predecessor snippets and lists (last first within each group). The objective, plan pointer and criteria stay;
  * when the packet still does not fit, the gap `context_budget_exceeded_task_inviolable` is added.

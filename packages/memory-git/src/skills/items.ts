@@ -4,7 +4,7 @@ import type { SkillMetadata } from "./metadata.js";
 import { inspectPromotedSkills } from "./verify.js";
 
 /**
- * A skill as a context item (behaviour.md section 7): id `skill_<id>`, kind `skill`, summary
+ * A skill as a context item (docs/reference/behaviour.md section 7): id `skill_<id>`, kind `skill`, summary
  * `<name>: <description>`, origin `git`, source reference `skill:<id>@<contentSha256>` (a digest that redaction
  * keeps), authority instruction, confidence verified, admitted through `parseContextItem`. A promoted skill has no
  * status; a proposed or rejected one keeps its status, so the arbiter treats it as inert or dead, never live.

@@ -1,4 +1,4 @@
-// Workflow runs and their episodes (behaviour.md section 9 point 2), shared by every storage engine.
+// Workflow runs and their episodes (docs/reference/behaviour.md section 9 point 2), shared by every storage engine.
 import { type ContextItem, KxmError, LIMITS, type RunRecord } from "@kxm/contract";
 import { parseContextItem, redactSecrets } from "@kxm/provenance";
 import { randomId } from "../ids.js";

@@ -1,4 +1,4 @@
-// Temporal state rules (behaviour.md section 5) as plain functions over items, shared by every storage engine: the
+// Temporal state rules (docs/reference/behaviour.md section 5) as plain functions over items, shared by every storage engine: the
 // repository reads rows, calls these, and writes what they return inside one transaction.
 import { type ContextItem, compareCodeUnits, isKxmError, KxmError, LIMITS } from "@kxm/contract";
 import { findSecretRanges, parseContextItem, redactRefs } from "@kxm/provenance";
@@ -136,7 +136,7 @@ export function checkPromotable(
 }
 
 /**
- * The promotion of `proposal` over the key's `current` items (behaviour.md section 5). It takes effect at `now`,
+ * The promotion of `proposal` over the key's `current` items (docs/reference/behaviour.md section 5). It takes effect at `now`,
  * or 1 ms after the latest `validFrom` among the proposal and the current items when that is not earlier (two
  * promotions in one millisecond, or a clock that stepped back): so every validity window is non-empty and each
  * superseded item ends exactly where its successor begins.
