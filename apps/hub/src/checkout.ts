@@ -1,5 +1,5 @@
 import { lstat, readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { kxmDir } from "@kxm/memory-git/layout";
 
 /**
  * Why a registered checkout cannot be read now, as the reason of a `memory_unavailable:<reason>` gap, or undefined
@@ -30,7 +30,7 @@ export async function checkoutUnavailable(root: string): Promise<string | undefi
  * holds no memory, so what HEAD commits is named as withheld; undefined when `.kxm` is a folder or absent.
  */
 export async function kxmFolderGap(root: string): Promise<string | undefined> {
-  const path = join(root, ".kxm");
+  const path = kxmDir(root);
   try {
     await lstat(path);
   } catch (error) {

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { KxmError } from "@kxm/contract";
+import { KXM_PATHS } from "@kxm/memory-git/layout";
 import { DEFAULT_RETENTION_DAYS } from "@kxm/state-store";
 import { z } from "zod";
 import { parseOrigin } from "./origin.js";
@@ -8,7 +9,7 @@ import { parseOrigin } from "./origin.js";
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 /** Where the hub keeps its database when `KXM_DB_PATH` is unset, relative to the working folder. */
-export const DEFAULT_DB_PATH = ".kxm/state/kxm.db";
+export const DEFAULT_DB_PATH = KXM_PATHS.database;
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 

@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, sep } from "node:path";
 import { KxmError } from "@kxm/contract";
+import { KXM_DIR } from "@kxm/memory-git/layout";
 import type { RouteHandler } from "./types.js";
 
 /** The longest checkout root the API takes, in characters (PATH_MAX on Linux). */
@@ -18,7 +19,7 @@ async function checkoutRoot(value: string): Promise<string> {
       `checkoutRoot: must be an absolute path of at most ${CHECKOUT_ROOT_MAX} characters`,
     );
   }
-  if (value.split(/[\\/]/).includes(".kxm")) {
+  if (value.split(/[\\/]/).includes(KXM_DIR)) {
     throw new KxmError(
       "invalid_request",
       `checkoutRoot: must be the project's checkout, not a folder inside its .kxm${sep} folder`,

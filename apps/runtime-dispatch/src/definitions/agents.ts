@@ -1,10 +1,11 @@
 import { KxmError } from "@kxm/contract";
+import { KXM_PATHS } from "@kxm/memory-git/layout";
 import { z } from "zod";
 import { AGENT_PATTERN } from "./workflow.js";
 import { parseYamlFile, readProjectFile } from "./yaml-file.js";
 
 /** Where agent adapters are configured, relative to the project root. */
-const AGENTS_FILE = ".kxm/agents.yaml";
+const AGENTS_FILE = KXM_PATHS.agents;
 /** An agent step's time limit unless its adapter sets `timeoutSeconds`: 30 minutes. */
 const DEFAULT_TIMEOUT_SECONDS = 1_800;
 /** Replaced, in any argument of a command, by the absolute path of the step's prompt file. */

@@ -1,4 +1,5 @@
 import { KxmError } from "@kxm/contract";
+import { KXM_PATHS } from "@kxm/memory-git/layout";
 import { z } from "zod";
 import { parseYamlFile, readProjectFile } from "./yaml-file.js";
 
@@ -60,7 +61,7 @@ export interface Workflow {
 
 /** `.kxm/workflows/<name>.yaml` under `root`, relative (forward slashes) as error messages name it. */
 function workflowFile(name: string): string {
-  return `.kxm/workflows/${name}.yaml`;
+  return `${KXM_PATHS.workflows}/${name}.yaml`;
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   type GitCheck,
   loadPromotedSkillItems,
 } from "@kxm/memory-git";
+import { AUTHORED_MEMORY_PATHS, isMemoryCandidate, KXM_PATHS } from "@kxm/memory-git/layout";
 import type { WorkflowStep } from "../definitions/workflow.js";
 import type { Run } from "../runs/runs.js";
 import { DISPATCH_GAPS, memoryRejectedGap, renderDeferredGap, skillUnverifiedGap } from "./gaps.js";
@@ -27,7 +28,7 @@ const MAX_PROJECT_ITEMS = 5;
 /** The arbiter's task limit; the task is cut to it. */
 const MAX_TASK_CHARS = 2_000;
 /** What must be tracked and clean at HEAD for dispatch context to be delivered. */
-const COMMITTED_PATHS = [".kxm/memory", ".kxm/skills/promoted"] as const;
+const COMMITTED_PATHS = AUTHORED_MEMORY_PATHS;
 /** The revision of a project with no memory file and no promoted skill (SHA-256 of nothing). */
 const EMPTY_REVISION = `ctxrev_${createHash("sha256").digest("hex")}`;
 
@@ -85,9 +86,8 @@ function dispatchTask(instructions: string, prompt: string): string {
 
 /** True when `path` (project-relative) lies in a `candidates` folder below `.kxm/memory`: never memory. */
 function isCandidatePath(path: string): boolean {
-  if (!path.startsWith(".kxm/memory/")) return false;
-  const folders = path.slice(".kxm/memory/".length).split("/").slice(0, -1);
-  return folders.includes("candidates");
+  const memory = `${KXM_PATHS.memory}/`;
+  return path.startsWith(memory) && isMemoryCandidate(path.slice(memory.length));
 }
 
 /** The committed-content verdict, ignoring candidate files (untracked, ignored or not: they are never read). */

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { isKxmError, KxmError } from "@kxm/contract";
+import { KXM_PATHS } from "@kxm/memory-git/layout";
 import { z } from "zod";
 import { readJsonFile } from "../definitions/yaml-file.js";
 import { type DispatchManifest, MANIFEST_SCHEMA } from "./manifest.js";
@@ -76,7 +77,7 @@ export function stepFile(
 
 /** The project-relative form of {@link stepFile}. */
 export function stepFileRel(runId: string, stepId: string, attempt: number, suffix: string): string {
-  return `.kxm/runs/${runId}/${stepId}.${attempt}.${suffix}`;
+  return `${KXM_PATHS.runs}/${runId}/${stepId}.${attempt}.${suffix}`;
 }
 
 export function outcomePath(root: string, runId: string): string {
@@ -88,7 +89,7 @@ const ExecutorSchema = z.strictObject({ pid: z.number().int() });
 
 /** The project-relative path of a run's executor.json. */
 export function executorFileRel(runId: string): string {
-  return `.kxm/runs/${runId}/executor.json`;
+  return `${KXM_PATHS.runs}/${runId}/executor.json`;
 }
 
 /**
@@ -174,7 +175,7 @@ function alive(pid: number | null): boolean {
 export async function readRunStatus(root: string, runId: string): Promise<RunStatus> {
   const run = await loadRun(root, runId);
   const results = await latestResults(root, run);
-  const outcome = await readJsonFile(root, `.kxm/runs/${run.runId}/outcome.json`, RunOutcomeSchema);
+  const outcome = await readJsonFile(root, `${KXM_PATHS.runs}/${run.runId}/outcome.json`, RunOutcomeSchema);
   let interrupted = false;
   const steps = run.workflow.steps.map((step) => {
     const result = results.get(step.id);
@@ -233,7 +234,7 @@ export interface BrokenRun {
  * run.json, outcome.json or step result is not JSON or does not match its schema is broken, and named.
  */
 export async function scanRuns(root: string): Promise<{ runs: RunStatus[]; broken: BrokenRun[] }> {
-  const dir = join(root, ".kxm", "runs");
+  const dir = join(root, KXM_PATHS.runs);
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const runs: RunStatus[] = [];
   const broken: BrokenRun[] = [];

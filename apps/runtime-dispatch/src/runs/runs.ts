@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { KxmError, ProjectIdSchema, parseOrThrow } from "@kxm/contract";
 import { computeMemoryRevision, writeFileWhole } from "@kxm/memory-git";
+import { KXM_PATHS } from "@kxm/memory-git/layout";
 import { z } from "zod";
 import { type Workflow, WorkflowStepSchema } from "../definitions/workflow.js";
 import { readJsonFile } from "../definitions/yaml-file.js";
@@ -38,7 +39,7 @@ export interface CreateRunOptions {
 
 /** `.kxm/runs/<runId>`. */
 export function runDir(root: string, runId: string): string {
-  return join(root, ".kxm", "runs", runId);
+  return join(root, KXM_PATHS.runs, runId);
 }
 
 function checkRunId(runId: string): string {
@@ -110,7 +111,7 @@ export async function buildRun(root: string, options: CreateRunOptions): Promise
 
 /** Loads `.kxm/runs/<run-id>/run.json`: `not_found` when missing, `invalid_request` when malformed. */
 export async function loadRun(root: string, runId: string): Promise<Run> {
-  const rel = `.kxm/runs/${checkRunId(runId)}/run.json`;
+  const rel = `${KXM_PATHS.runs}/${checkRunId(runId)}/run.json`;
   const run = await readJsonFile(root, rel, RunFileSchema);
   if (run === undefined) throw new KxmError("not_found", `no run ${runId}: ${rel} does not exist`);
   return run;
