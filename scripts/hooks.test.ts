@@ -7,22 +7,17 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
-  realpathSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
+import { pnpmCommand, REPO, suiteFolder } from "./support.js";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
-const work = realpathSync(mkdtempSync(join(tmpdir(), "kxm-hooks-")));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const repo = REPO;
+const work = suiteFolder("kxm-hooks-");
 
 /** This environment without git's own variables (set when the tests run inside a hook), and no user config. */
 const env: NodeJS.ProcessEnv = {
@@ -37,14 +32,10 @@ const env: NodeJS.ProcessEnv = {
 
 const git = (...args: string[]) => spawnSync("git", args, { cwd: work, env, encoding: "utf8" });
 
-/** pnpm as the test runner was started (`npm test` may run it through npx), else the one on PATH. */
+/** Runs pnpm (see `pnpmCommand`) and returns its standard output. */
 function pnpm(args: readonly string[]): string {
-  const execPath = process.env.npm_execpath;
-  const [command, ...rest] =
-    execPath !== undefined && /pnpm/.test(execPath)
-      ? [process.execPath, execPath, ...args]
-      : ["pnpm", ...args];
-  return execFileSync(command!, rest, {
+  const [command, rest] = pnpmCommand(args);
+  return execFileSync(command, rest, {
     cwd: work,
     env,
     encoding: "utf8",

@@ -1,21 +1,19 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
+import { pnpmCommand, REPO, suiteFolder } from "./support.js";
 
 // Every @kxm package is publishable: a LICENSE (the root's) in its folder and its `files`, the root's license and
 // repository with the package's own `directory`, and `publint` (strict, every suggestion) clean on the tarball that
 // `pnpm pack` makes from the built package. Then the arbiter guide's way to get the packages before they are on the
 // registry: install the packed tarballs with npm into an empty folder and run the guide's first example there.
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
-const work = mkdtempSync(join(tmpdir(), "kxm-packages-"));
+const repo = REPO;
+const work = suiteFolder("kxm-packages-", 60_000);
 const packs = join(work, "packs");
-afterAll(() => rmSync(work, { recursive: true, force: true }), 60_000);
 
 interface Manifest {
   name: string;
@@ -37,14 +35,10 @@ const folders = ["packages", "apps"].flatMap((group) =>
     .filter((folder) => readJson(join(repo, folder, "package.json")).private !== true),
 );
 
-/** pnpm as the test runner was started (`npm test` may run it through npx), else the one on PATH. */
+/** Runs pnpm (see `pnpmCommand`) and returns its standard output. */
 function pnpm(args: readonly string[], cwd: string): string {
-  const execPath = process.env.npm_execpath;
-  const [command, ...rest] =
-    execPath !== undefined && /pnpm/.test(execPath)
-      ? [process.execPath, execPath, ...args]
-      : ["pnpm", ...args];
-  return execFileSync(command!, rest, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const [command, rest] = pnpmCommand(args);
+  return execFileSync(command, rest, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
 const tarball = (manifest: Manifest) =>

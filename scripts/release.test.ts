@@ -3,24 +3,13 @@
 // `pnpm version-packages` (changeset version), run for real on a copy of the workspace's manifests, bumps the ten
 // packages together and writes their changelogs while leaving the private ones alone.
 import { execFileSync } from "node:child_process";
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
+import { pnpmCommand, REPO, suiteFolder } from "./support.js";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
-const work = realpathSync(mkdtempSync(join(tmpdir(), "kxm-release-")));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const repo = REPO;
+const work = suiteFolder("kxm-release-");
 
 interface Manifest {
   name: string;
@@ -28,14 +17,10 @@ interface Manifest {
   private?: boolean;
 }
 
-/** pnpm as the test runner was started (`npm test` may run it through npx), else the one on PATH. */
+/** Runs pnpm (see `pnpmCommand`) and returns its standard output. */
 function pnpm(args: readonly string[], cwd: string): string {
-  const execPath = process.env.npm_execpath;
-  const [command, ...rest] =
-    execPath !== undefined && /pnpm/.test(execPath)
-      ? [process.execPath, execPath, ...args]
-      : ["pnpm", ...args];
-  return execFileSync(command!, rest, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const [command, rest] = pnpmCommand(args);
+  return execFileSync(command, rest, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
 const readJson = <T>(file: string) => JSON.parse(readFileSync(file, "utf8")) as T;

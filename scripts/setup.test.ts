@@ -1,30 +1,19 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
+import { REPO, suiteFolder } from "./support.js";
 
 // The README's first command from a clean copy of this checkout, then a fresh shell whose PATH holds only Node's
 // folder and what the set-up gave (npm's global bin, here a temporary prefix): `kxm` must run by name there, as
 // the SessionStart hook, `sh -c` and a harness spawning the MCP server run it. The copy installs from the local
 // pnpm store, offline, so the cost is one workspace install and one build of the CLI and the examples.
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
-const work = realpathSync(mkdtempSync(join(tmpdir(), "kxm-setup-")));
+const repo = REPO;
+const work = suiteFolder("kxm-setup-", 120_000);
 const clone = join(work, "kxm");
 const prefix = join(work, "npm-global");
 const globalBin = process.platform === "win32" ? prefix : join(prefix, "bin");
-afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
 
 /** The tracked and untracked (not ignored) files of this checkout, as a clone of it would hold them. */
 function copyCheckout(): void {
