@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { isKxmError, KxmError } from "@kxm/contract";
+import { compareCodeUnits, isKxmError, KxmError } from "@kxm/contract";
 import { KXM_PATHS } from "@kxm/memory-git/layout";
 import { z } from "zod";
 import { readJsonFile } from "../definitions/yaml-file.js";
@@ -238,7 +238,7 @@ export async function scanRuns(root: string): Promise<{ runs: RunStatus[]; broke
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const runs: RunStatus[] = [];
   const broken: BrokenRun[] = [];
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const entry of entries.sort((a, b) => compareCodeUnits(a.name, b.name))) {
     if (!entry.isDirectory()) continue;
     try {
       runs.push(await readRunStatus(root, entry.name));
