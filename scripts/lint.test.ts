@@ -4,7 +4,8 @@
 // packages' src (contract, provenance, arbiter, wiki) use no console, read no clock or random source (the
 // no-clock plugin: Date.now, new Date(), Date(), Math.random), and touch none of the globals performance, crypto,
 // process, fetch, timers or globalThis; the contract's hub client (its own subpath) may call fetch, wait on a
-// timer and read Date.now, and nothing else of that list. Tests are not restricted.
+// timer and read Date.now, and nothing else of that list; and no src but the contract's order.ts writes the
+// code-unit comparison inline (the one-comparison plugin). Tests are not restricted.
 import { execFile } from "node:child_process";
 import {
   copyFileSync,
@@ -184,6 +185,31 @@ describe.concurrent("Biome overrides", () => {
         "apps/cli/src/commands/x.ts:1 lint/style/noProcessEnv",
         "apps/hub/src/server.ts:1 lint/style/noProcessEnv",
         "packages/memory-git/src/git.ts:1 lint/style/noProcessEnv",
+      ].sort(),
+    );
+  });
+  test("the code-unit comparison has one home: an inline copy is refused in every src, and in no test", async () => {
+    const inline = lines('export const s = ["b", "a"].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));');
+    const { diagnostics } = await lint({
+      "packages/arbiter/src/sort.ts": inline,
+      "apps/hub/src/sort.ts": inline,
+      "bench/src/sort.mjs": inline,
+      "reliability/src/sort.mjs": inline,
+      "packages/contract/src/order.ts": lines(
+        "export function compareCodeUnits(a: string, b: string): number {",
+        "  return a < b ? -1 : a > b ? 1 : 0;",
+        "}",
+      ),
+      "apps/hub/test/sort.test.ts": inline,
+      // A numeric sort is not the code-unit comparison's copy.
+      "apps/hub/src/numbers.ts": lines("export const n = [2, 1].sort((a, b) => a - b);"),
+    });
+    expect(sorted(diagnostics)).toEqual(
+      [
+        "apps/hub/src/sort.ts:1 plugin",
+        "bench/src/sort.mjs:1 plugin",
+        "packages/arbiter/src/sort.ts:1 plugin",
+        "reliability/src/sort.mjs:1 plugin",
       ].sort(),
     );
   });

@@ -250,9 +250,7 @@ export async function scanRuns(root: string): Promise<{ runs: RunStatus[]; broke
       broken.push({ runId: entry.name, code: error.code, problem: error.message });
     }
   }
-  runs.sort((a, b) =>
-    a.createdAt === b.createdAt ? (a.runId < b.runId ? -1 : 1) : a.createdAt < b.createdAt ? 1 : -1,
-  );
+  runs.sort((a, b) => compareCodeUnits(b.createdAt, a.createdAt) || compareCodeUnits(a.runId, b.runId));
   return { runs, broken };
 }
 
