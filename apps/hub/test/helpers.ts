@@ -122,36 +122,19 @@ export function hubPerTest(): CurrentHub {
     current = undefined;
     await hub?.dispose();
   });
-  return {
-    get app() {
-      return started().app;
-    },
-    get store() {
-      return started().store;
-    },
-    get dir() {
-      return started().dir;
-    },
-    get dbPath() {
-      return started().dbPath;
-    },
-    get clock() {
-      return started().clock;
-    },
-    get logs() {
-      return started().logs;
-    },
-    get rawLogs() {
-      return started().rawLogs;
-    },
+  const hub = {
     close: () => started().close(),
-    reopen: (overrides) => started().reopen(overrides),
+    reopen: (overrides?: Partial<HubOptions>) => started().reopen(overrides),
     dispose: () => started().dispose(),
-    async start(options) {
+    async start(options?: TestHubOptions) {
       current = await createTestHub(options);
       return current;
     },
   };
+  for (const field of ["app", "store", "dir", "dbPath", "clock", "logs", "rawLogs"] as const) {
+    Object.defineProperty(hub, field, { get: () => started()[field], enumerable: true });
+  }
+  return hub as CurrentHub;
 }
 
 /** `hubPerTest` whose hub is made before each test, with `options`. */

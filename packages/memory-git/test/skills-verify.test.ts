@@ -243,8 +243,7 @@ describe("loadPromotedSkillItems", () => {
   });
 
   it("loads nothing from candidates", async () => {
-    const root = await tempDir();
-    const work = await tempDir("kxm-skill-src-");
+    const { root, work } = await skillFolders();
     await proposeSkill(root, await skillSource(work), { proposedBy: "a", now: NOW });
     expect(await loadPromotedSkillItems(root, "demo")).toEqual({ items: [], unverified: [] });
   });
