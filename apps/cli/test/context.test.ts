@@ -17,7 +17,7 @@ import {
   STACK_FRAME,
   tempDir,
 } from "./support/cli.js";
-import { startTestHub } from "./support/hub.js";
+import { POLICY_FLAGS, startTestHub } from "./support/hub.js";
 
 // The context-and-memory guide's `kxm context` examples, run as printed: each command line goes through
 // `/bin/sh -c` with `kxm` on PATH (a shim running the built CLI) and is piped to the real `jq`, against a real hub
@@ -315,23 +315,7 @@ describe("human output", () => {
 
 describe("propose and promote as an operator", () => {
   test("an operator's proposal is human origin and prints its id; kxm-admin may not promote it", async () => {
-    const result = await cli([
-      "context",
-      "propose",
-      PROJECT,
-      "--key",
-      "deploy.window",
-      "--summary",
-      "Deploys run Tuesday to Thursday",
-      "--authority",
-      "policy",
-      "--confidence",
-      "verified",
-      "--evidence",
-      "doc:release-policy",
-      "--evidence",
-      "review:ops-3",
-    ]);
+    const result = await cli(["context", "propose", PROJECT, ...POLICY_FLAGS, "--evidence", "review:ops-3"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe("");
     const match = /^Proposed (\S+) for deploy\.window\n$/.exec(result.stdout);

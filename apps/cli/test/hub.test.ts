@@ -20,6 +20,7 @@ import {
   tempDir,
 } from "./support/cli.js";
 import { startTestHub } from "./support/hub.js";
+import { CLI_DOC, expectDocumented, manifestCommands } from "./support/reference.js";
 
 // `kxm hub`: serve (a real child process, stopped by a signal), projects and agent keys against a real hub; and
 // the --help, manifest and reference page of every `kxm context` and `kxm hub` command.
@@ -361,30 +362,7 @@ describe("--help, the manifest and the reference page", () => {
   });
 
   test.for(HUB_COMMAND_IDS)("docs/reference/cli.md documents %s", async (id) => {
-    const doc = await readFile(new URL("../../../docs/reference/cli.md", import.meta.url), "utf8");
-    const manifest = JSON.parse(await readFile(MANIFEST, "utf8")) as {
-      commands: Record<
-        string,
-        { args: Record<string, unknown>; flags: Record<string, { helpGroup?: string }>; examples: string[] }
-      >;
-    };
-    const command = manifest.commands[id];
-    const words = id.split(":").join(" ");
-    const start = doc.indexOf(`\n## kxm ${words}\n`);
-    expect(start, `no "## kxm ${words}" section`).toBeGreaterThan(-1);
-    const end = doc.indexOf("\n## kxm ", start + 1);
-    const text = doc.slice(start, end < 0 ? undefined : end);
-    for (const name of Object.keys(command?.args ?? {})) expect(text).toContain(`\`${name.toUpperCase()}\``);
-    for (const [name, flag] of Object.entries(command?.flags ?? {})) {
-      if (flag.helpGroup === "GLOBAL") continue;
-      expect(text, `--${name}`).toContain(`\`--${name}`);
-    }
-    for (const example of command?.examples ?? []) {
-      const line = example.replaceAll("<%= config.bin %>", "kxm").replaceAll("<%= command.id %>", words);
-      expect(text, example).toContain(line);
-    }
-    for (const heading of ["**Output", "**Exit codes:**", "**Errors", "**Examples**"]) {
-      expect(text, heading).toContain(heading);
-    }
+    const [doc, commands] = await Promise.all([readFile(CLI_DOC, "utf8"), manifestCommands()]);
+    expectDocumented(doc, id, commands[id]);
   });
 });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createHubClient, type HubClient } from "@kxm/contract/client";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { expectFailureLine, expectJsonFailure, expectUsageError, gitRepo, json, kxm } from "./support/cli.js";
-import { startTestHub } from "./support/hub.js";
+import { POLICY_FLAGS, startTestHub } from "./support/hub.js";
 
 // Issue 15, part C, end to end: the built `kxm` against a real hub on a loopback port. Named operators (four eyes
 // between operators), the CLI acting as an agent with KXM_AGENT_KEY, the credential precedence, agent key listing
@@ -29,19 +29,6 @@ function cli(args: readonly string[], credentials: Record<string, string | undef
   });
 }
 const asAdmin = { KXM_AUTH_TOKEN: ADMIN_TOKEN };
-
-const POLICY_FLAGS = [
-  "--key",
-  "deploy.window",
-  "--summary",
-  "Deploys run Tuesday to Thursday",
-  "--authority",
-  "policy",
-  "--confidence",
-  "verified",
-  "--evidence",
-  "doc:release-policy",
-];
 
 async function operatorToken(name: string): Promise<string> {
   const added = await cli(["hub", "operators", "add", name, "--json"], asAdmin);

@@ -2,19 +2,18 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createHubClient } from "@kxm/contract/client";
 import { computeMemoryRevision, gitDirectories, promoteSkill, proposeSkill } from "@kxm/memory-git";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { readHubEnv, serveHub } from "../src/index.js";
 import { authoredSignature } from "../src/pools.js";
 import {
   ADMIN_TOKEN,
   call,
   commitAll,
-  createTestHub,
   git,
   gitCheckout,
+  hubPerTest,
   memoryFact,
   projectWithAgent,
-  type TestHub,
   writeFiles,
 } from "./helpers.js";
 
@@ -22,10 +21,7 @@ import {
 // uncommitted state of a memory or promoted-skill file is withheld and named, and a malformed or over-limit
 // committed file is named in a gap while the other facts are still served.
 
-let hub: TestHub;
-afterEach(async () => {
-  await hub.dispose();
-});
+const hub = hubPerTest();
 
 const REQUEST = { role: "critic", task: "release test suite checklist" };
 const RELEASE = "Run the release test suite before tagging";
@@ -77,7 +73,7 @@ async function checkout(): Promise<{ root: string; key: string }> {
 
 describe("the hub serves memory as committed at HEAD", () => {
   test("a clean checkout: the audit names HEAD and the revision, nothing is withheld", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root, key } = await checkout();
     const served = await serve("alpha", key);
     expect(served.ids).toEqual(["mem_release"]);
@@ -90,7 +86,7 @@ describe("the hub serves memory as committed at HEAD", () => {
   });
 
   test("an untracked fact is withheld and named, in the packet, the audit and recall", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root, key } = await checkout();
     const head = git(root, "rev-parse", "HEAD");
     const revision = await computeMemoryRevision(root);
@@ -118,7 +114,7 @@ describe("the hub serves memory as committed at HEAD", () => {
   });
 
   test("with withheld files, equal requests still give byte-identical answers, audit.memory last", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root, key } = await checkout();
     await writeFile(join(root, ".kxm/memory/b-deploy.md"), memoryFact("deploy", DEPLOY));
     await writeFile(join(root, ".kxm/memory/a-other.md"), memoryFact("other", DEPLOY));
@@ -135,7 +131,7 @@ describe("the hub serves memory as committed at HEAD", () => {
   });
 
   test("a committed fact modified in the work tree is served as committed, never as edited", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root, key } = await checkout();
     await serve("alpha", key);
     await writeFile(
@@ -149,7 +145,7 @@ describe("the hub serves memory as committed at HEAD", () => {
   });
 
   test("a staged but uncommitted change is withheld: the index is not HEAD", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root, key } = await checkout();
     await writeFile(join(root, ".kxm/memory/release.md"), memoryFact("release", "Staged text, not reviewed"));
     await writeFile(join(root, ".kxm/memory/deploy.md"), memoryFact("deploy", DEPLOY));
@@ -164,7 +160,7 @@ describe("the hub serves memory as committed at HEAD", () => {
   });
 
   test("a deleted but committed fact is still served until the deletion is committed", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root, key } = await checkout();
     await rm(join(root, ".kxm/memory/release.md"));
     const served = await serve("alpha", key);
@@ -177,7 +173,7 @@ describe("the hub serves memory as committed at HEAD", () => {
   });
 
   test("a checkout with no commit yet serves nothing and names every file", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const root = join(hub.dir, "fresh");
     await writeFiles(root, { ".kxm/memory/release.md": memoryFact("release", RELEASE) });
     git(root, "init", "-q");
@@ -192,7 +188,7 @@ describe("the hub serves memory as committed at HEAD", () => {
   });
 
   test("a checkout that is not a repository serves no memory and says why", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const root = join(hub.dir, "plain");
     await writeFiles(root, { ".kxm/memory/release.md": memoryFact("release", RELEASE) });
     const key = await projectWithAgent(hub.app, "alpha", "agent-a", root);
@@ -206,7 +202,7 @@ describe("the hub serves memory as committed at HEAD", () => {
   });
 
   test("a candidate note is never withheld nor served: candidates are not memory", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root, key } = await checkout();
     await writeFiles(root, { ".kxm/memory/candidates/cand_project_0123456789ab.md": "anything\n" });
     const served = await serve("alpha", key);
@@ -232,7 +228,7 @@ describe("promoted skills are served as committed", () => {
   }
 
   test("an uncommitted promotion is withheld; committed, it is served; edited, the committed copy is", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root, key } = await checkout();
     const id = await promote(root, "release-checklist");
     const pending = await serve("alpha", key);
@@ -264,7 +260,7 @@ describe("promoted skills are served as committed", () => {
 
 describe("malformed and over-limit committed facts", () => {
   test("a malformed file is named in a gap, and the other facts are still served", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root, key } = await checkout();
     await writeFiles(root, {
       ".kxm/memory/broken.md": "---\nschema: kxm.memory.v1\nid: broken\nsummary: secret-looking text\n---\n",
@@ -281,7 +277,7 @@ describe("malformed and over-limit committed facts", () => {
   });
 
   test("a fact over the summary limit is named with validate's rule, never served", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root, key } = await checkout();
     await writeFiles(root, { ".kxm/memory/long.md": memoryFact("long", `release ${"x".repeat(5_000)}`) });
     commitAll(root, "Add a long fact");
@@ -293,7 +289,7 @@ describe("malformed and over-limit committed facts", () => {
   });
 
   test("two committed files with one id: the second is named, the first is served", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root, key } = await checkout();
     await writeFiles(root, { ".kxm/memory/zz-release.md": memoryFact("release", DEPLOY) });
     commitAll(root, "Duplicate");
@@ -307,7 +303,7 @@ describe("malformed and over-limit committed facts", () => {
 
 describe("the cache key follows HEAD and the index, not only the work tree", () => {
   test("commit, amend, checkout and staging each change the signature; an unchanged checkout keeps it", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root } = await checkout();
     const later = Date.now() + 60_000;
     const dirs = await gitDirectories(root);
@@ -342,7 +338,7 @@ describe("the cache key follows HEAD and the index, not only the work tree", () 
   });
 
   test("a checkout of another commit changes what is served at once", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const { root, key } = await checkout();
     const first = git(root, "rev-parse", "HEAD");
     await writeFiles(root, { ".kxm/memory/deploy.md": memoryFact("deploy", DEPLOY) });
@@ -357,7 +353,7 @@ describe("the cache key follows HEAD and the index, not only the work tree", () 
 
 describe("over the wire", () => {
   test("a real hub on a loopback port: the typed client keeps audit.memory and the gaps", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const root = await gitCheckout(hub.dir, "wire", {
       ".kxm/memory/release.md": memoryFact("release", RELEASE),
     });

@@ -1,22 +1,12 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { startRun } from "./fixtures.js";
-import {
-  ADMIN_TOKEN,
-  call,
-  createTestHub,
-  GUIDE_PROPOSAL,
-  projectWithAgent,
-  type TestHub,
-} from "./helpers.js";
+import { ADMIN_TOKEN, call, GUIDE_PROPOSAL, hubPerTest, projectWithAgent } from "./helpers.js";
 
-let hub: TestHub;
-afterEach(async () => {
-  await hub.dispose();
-});
+const hub = hubPerTest();
 
 describe("concurrent promotions", () => {
   test("parallel promotions of one key leave exactly one current value, and reading it never answers 409", async () => {
-    hub = await createTestHub({ now: () => new Date() });
+    await hub.start({ now: () => new Date() });
     const key = await projectWithAgent(hub.app, "demo");
     const proposals: string[] = [];
     for (let i = 0; i < 12; i += 1) {
@@ -71,7 +61,7 @@ describe("concurrent promotions", () => {
 
 describe("a restart", () => {
   test("closing the app and store and reopening the same file keeps every acknowledged write", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const key = await projectWithAgent(hub.app, "demo");
     const proposed = await call(hub.app, "POST", "/v1/projects/demo/state/proposals", key, GUIDE_PROPOSAL);
     hub.clock.advance(60_000);

@@ -1,20 +1,7 @@
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import {
-  ADMIN_TOKEN,
-  call,
-  createTestHub,
-  GUIDE_PROPOSAL,
-  projectWithAgent,
-  type TestHub,
-} from "./helpers.js";
+import { describe, expect, test } from "vitest";
+import { ADMIN_TOKEN, call, GUIDE_PROPOSAL, hubEachTest, projectWithAgent } from "./helpers.js";
 
-let hub: TestHub;
-beforeEach(async () => {
-  hub = await createTestHub();
-});
-afterEach(async () => {
-  await hub.dispose();
-});
+const hub = hubEachTest();
 
 describe("the guide's temporal-state flow, end to end", () => {
   test("propose as an agent, promote as the operator, then packet, recall and state agree with the guide", async () => {

@@ -5,7 +5,8 @@ import { type KxmStore, openStore } from "@kxm/state-store";
 import { factText } from "@kxm/test-support";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import { pino } from "pino";
-import { buildHub, type HubOptions } from "../src/index.js";
+import { afterEach, beforeEach } from "vitest";
+import { buildHub, type HubOptions, readHubEnv, type ServingHub, serveHub } from "../src/index.js";
 
 // The hub tests' fixtures. The writers other packages' tests use too (files, git checkouts) live in @kxm/test-support.
 export { commitAll, git, gitCheckout, writeFiles } from "@kxm/test-support";
@@ -99,6 +100,72 @@ export async function createTestHub(options: TestHubOptions = {}): Promise<TestH
     },
   };
   return hub;
+}
+
+/** The hub of the running test, behind the same fields as a `TestHub`; `start` makes it, each test's end disposes it. */
+export interface CurrentHub extends TestHub {
+  start(options?: TestHubOptions): Promise<TestHub>;
+}
+
+/**
+ * Registers an `afterEach` that disposes the hub the test started, and answers its stand-in: the hub tests' file
+ * set-up (`let hub`, the hooks) in one line.
+ */
+export function hubPerTest(): CurrentHub {
+  let current: TestHub | undefined;
+  const started = (): TestHub => {
+    if (current === undefined) throw new Error("no hub in this test: call start() first");
+    return current;
+  };
+  afterEach(async () => {
+    const hub = current;
+    current = undefined;
+    await hub?.dispose();
+  });
+  const hub = {
+    close: () => started().close(),
+    reopen: (overrides?: Partial<HubOptions>) => started().reopen(overrides),
+    dispose: () => started().dispose(),
+    async start(options?: TestHubOptions) {
+      current = await createTestHub(options);
+      return current;
+    },
+  };
+  for (const field of ["app", "store", "dir", "dbPath", "clock", "logs", "rawLogs"] as const) {
+    Object.defineProperty(hub, field, { get: () => started()[field], enumerable: true });
+  }
+  return hub as CurrentHub;
+}
+
+/** `hubPerTest` whose hub is made before each test, with `options`. */
+export function hubEachTest(options?: TestHubOptions): CurrentHub {
+  const hub = hubPerTest();
+  beforeEach(async () => {
+    await hub.start(options);
+  });
+  return hub;
+}
+
+/**
+ * A real hub on a free loopback port (`hub.url`), its SQLite file in `dir`, logging nothing, with `adminToken` and
+ * any further `env` (KXM_* variables).
+ */
+export function serveLoopbackHub(
+  dir: string,
+  adminToken: string,
+  env: Record<string, string> = {},
+): Promise<ServingHub> {
+  return serveHub({
+    env: readHubEnv({
+      KXM_AUTH_TOKEN: adminToken,
+      KXM_DB_PATH: join(dir, "kxm.db"),
+      KXM_HOST: "127.0.0.1",
+      KXM_PORT: "0",
+      KXM_LOG_LEVEL: "silent",
+      ...env,
+    }),
+    handleSignals: false,
+  });
 }
 
 function bearer(token: string | undefined): Record<string, string> {

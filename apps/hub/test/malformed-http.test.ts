@@ -1,7 +1,8 @@
 import type { AddressInfo } from "node:net";
-import { connect, createServer, type Socket } from "node:net";
+import { createServer, type Socket } from "node:net";
 import { ERROR_CATALOGUE, type ErrorCode } from "@kxm/contract";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { sendRaw as sendRawBytes } from "../../../reliability/src/lib/malformed-http.mjs";
 import { createClientErrorHandler } from "../src/client-errors.js";
 import { ADMIN_TOKEN, createTestHub, type TestHub } from "./helpers.js";
 
@@ -14,24 +15,8 @@ interface RawAnswer {
   closed: boolean;
 }
 
-/** Writes `bytes` on a fresh connection and reads until the hub closes it, or `waitMs` passes. */
-function sendRaw(port: number, bytes: string | Buffer, waitMs = 3_000): Promise<RawAnswer> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    const chunks: Buffer[] = [];
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve({ raw: Buffer.concat(chunks).toString("latin1"), closed: false });
-    }, waitMs);
-    socket.on("data", (chunk) => chunks.push(chunk));
-    socket.on("error", () => undefined);
-    socket.on("close", () => {
-      clearTimeout(timer);
-      resolve({ raw: Buffer.concat(chunks).toString("latin1"), closed: true });
-    });
-    socket.write(bytes);
-  });
-}
+/** Writes `bytes` on a fresh connection and reads until the hub closes it, or 3 s pass. */
+const sendRaw = (port: number, bytes: string): Promise<RawAnswer> => sendRawBytes(port, bytes, 3_000);
 
 interface ParsedAnswer {
   status: number;

@@ -7,7 +7,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { readHubEnv, type ServingHub, serveHub } from "../src/index.js";
+import { readHubEnv, type ServingHub } from "../src/index.js";
+import { serveLoopbackHub } from "./helpers.js";
 
 // What /mcp promises a harness beyond the tools themselves, against a real hub on a free loopback port with a
 // temporary SQLite file, through the SDK's own Client: each tool's outputSchema (the Client validates every
@@ -26,16 +27,8 @@ let tools: Tool[];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "kxm-hub-mcp-trust-"));
-  hub = await serveHub({
-    env: readHubEnv({
-      KXM_AUTH_TOKEN: ADMIN_TOKEN,
-      KXM_DB_PATH: join(dir, "kxm.db"),
-      KXM_HOST: "127.0.0.1",
-      KXM_PORT: "0",
-      KXM_LOG_LEVEL: "silent",
-      KXM_MCP_ALLOWED_ORIGINS: `${LISTED_ORIGIN}, http://intranet.example:8080`,
-    }),
-    handleSignals: false,
+  hub = await serveLoopbackHub(dir, ADMIN_TOKEN, {
+    KXM_MCP_ALLOWED_ORIGINS: `${LISTED_ORIGIN}, http://intranet.example:8080`,
   });
   const admin = createHubClient({ baseUrl: hub.url, token: ADMIN_TOKEN });
   await admin.createProject({ body: { id: PROJECT } });

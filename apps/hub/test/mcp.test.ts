@@ -10,7 +10,8 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { readHubEnv, type ServingHub, serveHub } from "../src/index.js";
+import type { ServingHub } from "../src/index.js";
+import { serveLoopbackHub } from "./helpers.js";
 
 // The hub's MCP endpoint (`POST /mcp`, Streamable HTTP, stateless), driven by the SDK's own Client against a real
 // hub on a free port with a temporary SQLite file. The same tools over an in-memory transport carry most of the
@@ -55,17 +56,7 @@ function errorCode(result: CallToolResult): string | undefined {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "kxm-hub-mcp-"));
-  hub = await serveHub({
-    env: readHubEnv({
-      KXM_AUTH_TOKEN: ADMIN_TOKEN,
-      KXM_DB_PATH: join(dir, "kxm.db"),
-      KXM_HOST: "127.0.0.1",
-      KXM_PORT: "0",
-      KXM_LOG_LEVEL: "silent",
-      KXM_RATE_LIMIT: "1000000",
-    }),
-    handleSignals: false,
-  });
+  hub = await serveLoopbackHub(dir, ADMIN_TOKEN, { KXM_RATE_LIMIT: "1000000" });
   admin = createHubClient({ baseUrl: hub.url, token: ADMIN_TOKEN });
   await admin.createProject({ body: { id: PROJECT } });
   await admin.createProject({ body: { id: OTHER } });

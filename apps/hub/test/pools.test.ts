@@ -13,26 +13,22 @@ import {
 } from "@kxm/memory-git";
 import { journalEntryToItem } from "@kxm/provenance";
 import type { KxmStore } from "@kxm/state-store";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { startRun } from "./fixtures.js";
 import {
   ADMIN_TOKEN,
   call,
   commitAll,
-  createTestHub,
   GUIDE_PROPOSAL,
   git,
   gitCheckout,
+  hubPerTest,
   memoryFact,
   projectWithAgent,
-  type TestHub,
   writeFiles,
 } from "./helpers.js";
 
-let hub: TestHub;
-afterEach(async () => {
-  await hub.dispose();
-});
+const hub = hubPerTest();
 
 /** The pool of a packet, built from the store and the checkout directly: what the hub's indexes must equal. */
 async function plainPool(
@@ -124,7 +120,7 @@ async function checkoutWith(name: string, fact: string, skill: string): Promise<
 
 describe("per-project memory and skills (behaviour 9.1)", () => {
   test("each project's packet holds only its own checkout's memory and skills", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const alphaRoot = await checkoutWith("alpha", "alpha-tests", "alpha-release");
     const betaRoot = await checkoutWith("beta", "beta-tests", "beta-release");
     const alphaKey = await projectWithAgent(hub.app, "alpha", "agent-a", alphaRoot);
@@ -157,7 +153,7 @@ describe("per-project memory and skills (behaviour 9.1)", () => {
   });
 
   test("operator-scope memory is a _shared default, and a change to the checkout's memory is picked up", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const root = await gitCheckout(hub.dir, "alpha", {
       ".kxm/memory/alpha-tests.md": memoryFact("alpha-tests", "Run the test suite before a release"),
     });
@@ -188,7 +184,7 @@ describe("per-project memory and skills (behaviour 9.1)", () => {
   });
 
   test("a checkout inside a .kxm folder is refused", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const response = await call(hub.app, "POST", "/v1/projects", ADMIN_TOKEN, {
       id: "alpha",
       checkoutRoot: join(hub.dir, "repo", ".kxm", "state"),
@@ -199,7 +195,7 @@ describe("per-project memory and skills (behaviour 9.1)", () => {
 
 describe("episodes, journal filters and the indexes", () => {
   test("a finished run's episode reaches a repro packet, and episodes list newest first, paged", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const key = await projectWithAgent(hub.app, "demo");
     const runs: string[] = [];
     for (const outcome of ["failed", "succeeded", "failed"] as const) {
@@ -242,7 +238,7 @@ describe("episodes, journal filters and the indexes", () => {
   });
 
   test("runId and stage filter the journal items of a packet (behaviour 9.3)", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const key = await projectWithAgent(hub.app, "demo");
     const runA = await startRun(hub.app, "demo");
     const runB = await startRun(hub.app, "demo");
@@ -293,7 +289,7 @@ describe("episodes, journal filters and the indexes", () => {
   });
 
   test("after a sequence of writes, every role's packet and recall equal the plain arbiter over the same records", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const root = await checkoutWith("demo", "demo-tests", "demo-release");
     const key = await projectWithAgent(hub.app, "demo", "agent-planner", root);
     const other = await projectWithAgent(hub.app, "other");
@@ -405,7 +401,7 @@ describe("episodes, journal filters and the indexes", () => {
   });
 
   test("competing proposals are open contradictions in every packet", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const key = await projectWithAgent(hub.app, "demo");
     const ids: string[] = [];
     for (const summary of ["Releases are cut from main", "Releases are cut from develop"]) {
@@ -424,7 +420,7 @@ describe("episodes, journal filters and the indexes", () => {
   });
 
   test("explain answers the lineage and evidence of an item, and whether it exists", async () => {
-    hub = await createTestHub();
+    await hub.start();
     const key = await projectWithAgent(hub.app, "demo");
     const proposed = await call(hub.app, "POST", "/v1/projects/demo/state/proposals", key, GUIDE_PROPOSAL);
     const proposalId = proposed.json().proposalId;

@@ -1,25 +1,12 @@
 import { ROUTES } from "@kxm/contract";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import {
-  ADMIN_TOKEN,
-  call,
-  createTestHub,
-  GUIDE_PROPOSAL,
-  projectWithAgent,
-  type TestHub,
-} from "./helpers.js";
+import { describe, expect, test } from "vitest";
+import { ADMIN_TOKEN, call, GUIDE_PROPOSAL, hubEachTest, projectWithAgent } from "./helpers.js";
 
 // The hub sends packets and recall answers without checking them against their schemas again (app.ts,
 // TRUSTED_RESPONSES): this holds it to them. Each body must parse as the route's response and come back unchanged,
 // so no field the schema does not know reaches the wire.
 
-let hub: TestHub;
-beforeEach(async () => {
-  hub = await createTestHub();
-});
-afterEach(async () => {
-  await hub.dispose();
-});
+const hub = hubEachTest();
 
 describe("answers sent without a second schema check", () => {
   test("packets (plain and for a run's stage) and recall answers match their route's response exactly", async () => {

@@ -1,23 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderBrief } from "../src/brief.js";
-import type { MemoryFact } from "../src/memory-file.js";
-
-function fact(id: string, overrides: Partial<MemoryFact> = {}): MemoryFact {
-  return {
-    file: `.kxm/memory/${id}.md`,
-    id,
-    scope: "project",
-    kind: "convention",
-    summary: `Summary of ${id}`,
-    provenance: { sourceType: "git" },
-    authority: "instruction",
-    confidence: "verified",
-    lifecycle: "active",
-    evidenceRefs: [],
-    body: "",
-    ...overrides,
-  };
-}
+import { fact } from "./support/memory-fixtures.js";
 
 describe("renderBrief", () => {
   it("says so when there is no active fact", () => {

@@ -1,5 +1,6 @@
 import { chmod, cp, mkdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { ErrorCode } from "@kxm/contract";
 import { describe, expect, it } from "vitest";
 import { writeSkillFolder } from "../src/skills/folder.js";
 import { serializeSkillMetadata } from "../src/skills/metadata.js";
@@ -17,6 +18,7 @@ import {
   LATER,
   NOW,
   sha256,
+  skillFolders,
   skillMarkdown,
   skillSource,
   snapshot,
@@ -30,9 +32,13 @@ const CONTENT_SHA = sha256(SKILL);
 const ID = `release-notes.${CONTENT_SHA.slice(0, 12)}`;
 
 async function setup() {
-  const root = await tempDir();
-  const work = await tempDir("kxm-skill-src-");
+  const { root, work } = await skillFolders();
   return { root, work, source: await skillSource(work) };
+}
+
+/** Proposes `source` as agent "a" and expects the refusal `code`: the error. */
+function refusedProposal(root: string, source: string, code: ErrorCode = "skill_invalid") {
+  return expectKxmRejection(proposeSkill(root, source, { proposedBy: "a", now: NOW }), code);
 }
 
 async function proposed(root: string, work: string, skill = SKILL) {
@@ -194,10 +200,7 @@ describe("proposeSkill refusals leave the project unchanged", () => {
     await proposed(root, work, skillMarkdown({ name: "existing" }));
     const before = await snapshot(root);
     const source = await skillSource(work, { files });
-    const error = await expectKxmRejection(
-      proposeSkill(root, source, { proposedBy: "a", now: NOW }),
-      code as never,
-    );
+    const error = await refusedProposal(root, source, code as never);
     expect(error.message).toContain(rule);
     expect(error.message).not.toContain(SECRET);
     expect(await snapshot(root)).toEqual(before);
@@ -207,10 +210,7 @@ describe("proposeSkill refusals leave the project unchanged", () => {
     const { root, work } = await setup();
     const source = await skillSource(work);
     await rm(join(source, "SKILL.md"));
-    const error = await expectKxmRejection(
-      proposeSkill(root, source, { proposedBy: "a", now: NOW }),
-      "skill_invalid",
-    );
+    const error = await refusedProposal(root, source);
     expect(error.message).toBe("SKILL.md: missing at the top of the skill folder");
     expect(await snapshot(root)).toEqual([]);
   });
@@ -218,10 +218,7 @@ describe("proposeSkill refusals leave the project unchanged", () => {
   it("refuses a symbolic link, to a file or to a folder", async () => {
     const { root, work, source } = await setup();
     await symlink("/etc/passwd", join(source, "references", "passwd"));
-    const error = await expectKxmRejection(
-      proposeSkill(root, source, { proposedBy: "a", now: NOW }),
-      "skill_invalid",
-    );
+    const error = await refusedProposal(root, source);
     expect(error.message).toBe("references/passwd: is a symbolic link; a skill holds regular files only");
     const other = await skillSource(work);
     await symlink(work, join(other, "linked"));
@@ -234,24 +231,15 @@ describe("proposeSkill refusals leave the project unchanged", () => {
     const files: Record<string, Uint8Array> = {};
     for (let index = 0; index < 11; index++) files[`assets/${index}.bin`] = new Uint8Array(1024 * 1024);
     const source = await skillSource(work, { files });
-    const error = await expectKxmRejection(
-      proposeSkill(root, source, { proposedBy: "a", now: NOW }),
-      "skill_invalid",
-    );
+    const error = await refusedProposal(root, source);
     expect(error.message).toBe("skill folder: over 10485760 bytes in all");
     expect(await snapshot(root)).toEqual([]);
   });
 
   it("refuses a source that is not a folder, an empty proposer and an invalid date", async () => {
     const { root, work, source } = await setup();
-    await expectKxmRejection(
-      proposeSkill(root, join(work, "nope"), { proposedBy: "a", now: NOW }),
-      "skill_invalid",
-    );
-    await expectKxmRejection(
-      proposeSkill(root, join(source, "SKILL.md"), { proposedBy: "a", now: NOW }),
-      "skill_invalid",
-    );
+    await refusedProposal(root, join(work, "nope"));
+    await refusedProposal(root, join(source, "SKILL.md"));
     await expectKxmRejection(proposeSkill(root, source, { proposedBy: "  ", now: NOW }), "invalid_request");
     await expectKxmRejection(proposeSkill(root, source, { proposedBy: "a\nb", now: NOW }), "invalid_request");
     await expectKxmRejection(
@@ -264,10 +252,7 @@ describe("proposeSkill refusals leave the project unchanged", () => {
   it("names the secret's line, never the secret", async () => {
     const { root, work } = await setup();
     const source = await skillSource(work, { skill: skillMarkdown({ description: `Uses ${SECRET}` }) });
-    const error = await expectKxmRejection(
-      proposeSkill(root, source, { proposedBy: "a", now: NOW }),
-      "skill_invalid",
-    );
+    const error = await refusedProposal(root, source);
     expect(error.message).toBe("SKILL.md line 3: holds what looks like a secret; remove it before proposing");
   });
 });

@@ -11,6 +11,7 @@ import {
   LATER,
   NOW,
   sha256,
+  skillFolders,
   skillMarkdown,
   skillSource,
   snapshot,
@@ -25,8 +26,7 @@ async function promotedSkill(root: string, work: string, name = "release-notes")
 }
 
 async function setup() {
-  const root = await tempDir();
-  const work = await tempDir("kxm-skill-src-");
+  const { root, work } = await skillFolders();
   const metadata = await promotedSkill(root, work);
   const record = join(root, ".kxm", "skills", "promoted", metadata.id);
   // The record folder holds metadata.json; the skill itself sits in a folder named after it.
@@ -243,8 +243,7 @@ describe("loadPromotedSkillItems", () => {
   });
 
   it("loads nothing from candidates", async () => {
-    const root = await tempDir();
-    const work = await tempDir("kxm-skill-src-");
+    const { root, work } = await skillFolders();
     await proposeSkill(root, await skillSource(work), { proposedBy: "a", now: NOW });
     expect(await loadPromotedSkillItems(root, "demo")).toEqual({ items: [], unverified: [] });
   });

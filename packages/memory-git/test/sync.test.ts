@@ -1,7 +1,6 @@
 import { lstat, mkdir, readFile, readlink, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { MemoryFact } from "../src/memory-file.js";
 import {
   INSTRUCTION_FILES,
   MEMORY_END,
@@ -13,28 +12,12 @@ import {
 import {
   expectKxmError,
   expectKxmRejection,
+  fact,
   put,
   putFact,
   snapshot,
   tempRoot,
 } from "./support/memory-fixtures.js";
-
-function fact(id: string, overrides: Partial<MemoryFact> = {}): MemoryFact {
-  return {
-    file: `.kxm/memory/${id}.md`,
-    id,
-    scope: "project",
-    kind: "convention",
-    summary: `Summary of ${id}`,
-    provenance: { sourceType: "git" },
-    authority: "instruction",
-    confidence: "verified",
-    lifecycle: "active",
-    evidenceRefs: [],
-    body: "",
-    ...overrides,
-  };
-}
 
 const EMPTY_BLOCK = [
   "<!-- kxm:memory:start -->",

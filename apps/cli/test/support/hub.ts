@@ -27,3 +27,17 @@ export function startTestHub(adminToken: string, options: TestHubOptions = {}): 
     handleSignals: false,
   });
 }
+
+/** `kxm context propose` flags for an operator's policy on `deploy.window`, with one piece of evidence. */
+export const POLICY_FLAGS = [
+  "--key",
+  "deploy.window",
+  "--summary",
+  "Deploys run Tuesday to Thursday",
+  "--authority",
+  "policy",
+  "--confidence",
+  "verified",
+  "--evidence",
+  "doc:release-policy",
+];

@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { factText, put, tempDir } from "@kxm/test-support";
+import type { MemoryFact } from "../../src/memory-file.js";
 
 // The memory tests' fixtures. The writers other packages' tests use too live in @kxm/test-support.
 export {
@@ -34,4 +35,22 @@ export async function snapshot(dir: string): Promise<Record<string, string>> {
   }
   await walk(dir, "");
   return out;
+}
+
+/** A parsed, active project fact `id` (file `.kxm/memory/<id>.md`), with `overrides`. */
+export function fact(id: string, overrides: Partial<MemoryFact> = {}): MemoryFact {
+  return {
+    file: `.kxm/memory/${id}.md`,
+    id,
+    scope: "project",
+    kind: "convention",
+    summary: `Summary of ${id}`,
+    provenance: { sourceType: "git" },
+    authority: "instruction",
+    confidence: "verified",
+    lifecycle: "active",
+    evidenceRefs: [],
+    body: "",
+    ...overrides,
+  };
 }

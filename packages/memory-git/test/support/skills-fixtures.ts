@@ -11,6 +11,12 @@ export function tempDir(prefix = "kxm-skills-"): Promise<string> {
   return sharedTempDir(prefix);
 }
 
+/** A fresh project root and a fresh work folder to write skill sources in. */
+export async function skillFolders(): Promise<{ root: string; work: string }> {
+  const root = await tempDir();
+  return { root, work: await tempDir("kxm-skill-src-") };
+}
+
 /** A SKILL.md with the given front matter lines and body. */
 export function skillMarkdown(
   frontMatter: Record<string, string> = {},
