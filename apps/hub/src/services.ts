@@ -3,7 +3,7 @@ import type { KxmStore, PurgeCounts } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import type { AdminToken } from "./auth.js";
 import { describeError } from "./logging.js";
-import { PoolCache } from "./pools.js";
+import { PoolCache } from "./pool-cache.js";
 
 /** What every route handler works with: the store, the pools, the clock and the logger. */
 export class HubServices {

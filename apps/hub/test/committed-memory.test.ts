@@ -4,7 +4,7 @@ import { createHubClient } from "@kxm/contract/client";
 import { computeMemoryRevision, gitDirectories, promoteSkill, proposeSkill } from "@kxm/memory-git";
 import { describe, expect, test } from "vitest";
 import { readHubEnv, serveHub } from "../src/index.js";
-import { authoredSignature } from "../src/pools.js";
+import { authoredSignature } from "../src/memory-signature.js";
 import {
   ADMIN_TOKEN,
   call,

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { memorySignature } from "../src/pools.js";
+import { memorySignature } from "../src/memory-signature.js";
 import {
   ADMIN_TOKEN,
   call,

@@ -16,9 +16,6 @@ import { duplicateIdProblem } from "./memory-listing.js";
 import { computeMemoryRevision, type RevisionFile, revisionOf } from "./revision.js";
 import { loadPromotedSkillItems } from "./skills/items.js";
 
-/** What a checkout's authored memory is read from: the memory folder and the promoted skills, at HEAD. */
-const COMMITTED_MEMORY_PATHS = AUTHORED_MEMORY_PATHS;
-
 const MEMORY_PREFIX = `${KXM_PATHS.memory}/`;
 const SKILL_PREFIX = `${KXM_PATHS.promotedSkills}/`;
 
@@ -148,8 +145,8 @@ export async function readCommittedMemory(
   options: GitOptions = {},
 ): Promise<CommittedMemory> {
   const [committed, check] = await Promise.all([
-    readCommittedFiles(root, COMMITTED_MEMORY_PATHS, options),
-    checkTrackedClean(root, COMMITTED_MEMORY_PATHS, options),
+    readCommittedFiles(root, AUTHORED_MEMORY_PATHS, options),
+    checkTrackedClean(root, AUTHORED_MEMORY_PATHS, options),
   ]);
   if (committed.status === "unavailable" || check.status === "unavailable") {
     const reason =

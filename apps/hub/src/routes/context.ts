@@ -8,7 +8,7 @@ import {
   rolePolicy,
 } from "@kxm/contract";
 import { explainLineage } from "@kxm/provenance";
-import type { ProjectPool } from "../pools.js";
+import type { ProjectPool } from "../project-pool.js";
 import type { HubServices } from "../services.js";
 import type { RouteHandler } from "./types.js";
 

@@ -27,8 +27,6 @@ const DISPATCH_BUDGET_TOKENS = 4_000;
 const MAX_PROJECT_ITEMS = 5;
 /** The arbiter's task limit; the task is cut to it. */
 const MAX_TASK_CHARS = 2_000;
-/** What must be tracked and clean at HEAD for dispatch context to be delivered. */
-const COMMITTED_PATHS = AUTHORED_MEMORY_PATHS;
 /** The revision of a project with no memory file and no promoted skill (SHA-256 of nothing). */
 const EMPTY_REVISION = `ctxrev_${createHash("sha256").digest("hex")}`;
 
@@ -151,7 +149,7 @@ export async function assembleDispatchContext(options: DispatchContextOptions): 
     const current = await computeMemoryRevision(root);
     // Nothing to deliver and nothing changed: dispatch exactly as without dispatch context.
     if (current === EMPTY_REVISION && pinned === EMPTY_REVISION) return emptyContext(role, pinned, []);
-    const check = await checkTrackedClean(root, COMMITTED_PATHS, {
+    const check = await checkTrackedClean(root, AUTHORED_MEMORY_PATHS, {
       ...(options.gitTimeoutMs === undefined ? {} : { timeoutMs: options.gitTimeoutMs }),
       ...(options.gitBinary === undefined ? {} : { gitBinary: options.gitBinary }),
     });
