@@ -57,6 +57,12 @@ const ALLOWED = {
     npm: DEPENDENCIES,
     node: ["child_process", "crypto", "fs", "os", "path", "util"],
   },
+  // The Steel client, the takeover rules and the tracker: pure rules beside I/O at the edge (fetch, SQLite, CDP).
+  "packages/browser": {
+    workspace: ["@kxm/contract"],
+    npm: DEPENDENCIES,
+    node: ["child_process", "crypto", "fs", "http", "net", "os", "path", "timers/promises"],
+  },
   "packages/state-store": {
     workspace: ["@kxm/contract", "@kxm/provenance"],
     npm: DEPENDENCIES,
@@ -76,6 +82,7 @@ const ALLOWED = {
   },
   "apps/cli": {
     workspace: [
+      "@kxm/browser",
       "@kxm/contract",
       "@kxm/hub",
       "@kxm/mcp",
@@ -94,7 +101,15 @@ const ALLOWED = {
     node: ANY_BUILTIN,
   },
   bench: {
-    workspace: ["@kxm/arbiter", "@kxm/contract", "@kxm/hub", "@kxm/provenance", "@kxm/state-store"],
+    workspace: [
+      "@kxm/arbiter",
+      "@kxm/browser",
+      "@kxm/contract",
+      "@kxm/hub",
+      "@kxm/provenance",
+      "@kxm/state-store",
+      "@kxm/steel-test-server",
+    ],
     npm: DEPENDENCIES,
     node: ANY_BUILTIN,
   },
@@ -103,6 +118,8 @@ const ALLOWED = {
     npm: DEPENDENCIES,
     node: ANY_BUILTIN,
   },
+  // A stand-in for Steel's REST API and CDP endpoint (real Chromium per session), for tests and the bench only.
+  "steel-test-server": { workspace: [], npm: DEPENDENCIES, node: ANY_BUILTIN },
   // Tests' shared fixture writers. No row names @kxm/test-support, so no package's src may import it.
   "test-support": {
     workspace: ["@kxm/contract"],

@@ -1,0 +1,2 @@
+// The public entry of @kxm/browser; see docs/guides/browser.md.
+export {};

@@ -1,0 +1,2 @@
+// A Steel-compatible test server; see src/server.ts once it lands.
+export {};
