@@ -9,29 +9,10 @@ import { describe, expect, test } from "vitest";
 import { applyEvent } from "../src/takeover.js";
 import { SessionTracker, TRACKER_FILE } from "../src/tracker.js";
 import type { TrackedSession } from "../src/types.js";
+import { assertFreshDist, plainNodeEnv } from "./support/dist.js";
 
 const DEPLOYMENT = "http://steel.test";
-const PACKAGE = fileURLToPath(new URL("..", import.meta.url));
 const WORKER = fileURLToPath(new URL("./fixtures/tracker-worker.mjs", import.meta.url));
-
-/** The worker runs dist/: refuse to race on a build older than the sources it stands for. */
-function assertFreshDist(): void {
-  const stale = ["tracker", "takeover"].filter((name) => {
-    try {
-      return (
-        statSync(join(PACKAGE, "dist", `${name}.js`)).mtimeMs <
-        statSync(join(PACKAGE, "src", `${name}.ts`)).mtimeMs
-      );
-    } catch {
-      return true;
-    }
-  });
-  if (stale.length > 0) {
-    throw new Error(
-      `dist/ is older than src/ (${stale.join(", ")}): run \`pnpm --filter @kxm/browser run build\` first`,
-    );
-  }
-}
 
 function session(id: string, overrides: Partial<TrackedSession> = {}): TrackedSession {
   return {
@@ -124,8 +105,7 @@ describe("SessionTracker", () => {
 
     assertFreshDist();
     const startAt = String(Date.now() + 1_500);
-    const env = { ...process.env };
-    delete env.NODE_OPTIONS; // not vitest's flags: a plain Node process on the built package
+    const env = plainNodeEnv();
     const run = (n: number) =>
       new Promise<string>((resolve, reject) => {
         const child = spawn(process.execPath, [WORKER, dir, startAt], {
