@@ -4,7 +4,8 @@
 import type { KxmError } from "@kxm/contract";
 import { expectKxmRejection, freePort } from "@kxm/test-support";
 import { describe, expect, test } from "vitest";
-import { SteelClient } from "../src/index.js";
+import { STEEL_KEY_HEADER } from "../src/client.js";
+import { SteelClient, type SteelSession } from "../src/index.js";
 import { answer, startServer } from "./support/http.js";
 
 const KEY = "sk-test-Zq8x!k3y";
@@ -35,6 +36,7 @@ describe("SteelClient requests", () => {
     const server = await startServer((_request, response) => answer(response, 200, { sessions: [] }));
     await client(server.url).list();
     const [request] = server.requests;
+    expect(STEEL_KEY_HEADER).toBe("steel-api-key");
     expect(request?.headers["steel-api-key"]).toBe(KEY);
     expect(request?.headers["x-steel-api-key"]).toBeUndefined();
     expect(request?.path).toBe("/v1/sessions");
@@ -55,7 +57,7 @@ describe("SteelClient requests", () => {
       });
     });
     const steel = client(`${server.url}/steel/`);
-    await expect(steel.create({ timeoutMs: 60_000 })).resolves.toEqual({
+    await expect(steel.create({ timeoutMs: 60_000 })).resolves.toEqual<SteelSession>({
       id: "s1",
       status: "live",
       createdAt: "2026-12-02T10:00:00Z",

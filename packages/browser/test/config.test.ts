@@ -2,7 +2,8 @@
 // with browser_not_configured naming the variable, never its value.
 import { expectKxmRejection } from "@kxm/test-support";
 import { describe, expect, test } from "vitest";
-import { DEFAULT_PASS_FIELD, DEFAULT_REQUEST_TIMEOUT_MS, resolveConfig } from "../src/config.js";
+import { DEFAULT_PASS_FIELD, DEFAULT_REQUEST_TIMEOUT_MS } from "../src/config.js";
+import { resolveConfig, type SteelConfig } from "../src/index.js";
 
 const BASE = { STEEL_API_URL: "https://steel.example.com", STEEL_API_KEY: "k-123", HOME: "/home/op" };
 
@@ -18,7 +19,7 @@ function lookup(key = "from-pass") {
 
 describe("resolveConfig", () => {
   test("STEEL_API_URL and STEEL_API_KEY are enough", async () => {
-    await expect(resolveConfig(BASE)).resolves.toEqual({
+    await expect(resolveConfig(BASE)).resolves.toEqual<SteelConfig>({
       apiUrl: "https://steel.example.com",
       key: "k-123",
       stateDir: "/home/op/.local/state/kxm/browser",

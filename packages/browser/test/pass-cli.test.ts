@@ -4,8 +4,8 @@ import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expectKxmRejection, tempDir } from "@kxm/test-support";
 import { describe, expect, test } from "vitest";
-import { resolveConfig } from "../src/config.js";
-import { passCliLookup } from "../src/pass-cli.js";
+import { passCliLookup, resolveConfig } from "../src/index.js";
+import { PASS_CLI_TIMEOUT_MS } from "../src/pass-cli.js";
 
 /** A folder holding an executable `pass-cli` with `body` as its shell script, and the PATH that finds it first. */
 async function fakePassCli(body: string): Promise<{ env: Record<string, string>; argvFile: string }> {
@@ -78,7 +78,8 @@ describe("passCliLookup", () => {
     expect(error.message).toContain("printed nothing");
   });
 
-  test("pass-cli that hangs is killed after the timeout", async () => {
+  test("pass-cli that hangs is killed after the timeout (10 s unless told otherwise)", async () => {
+    expect(PASS_CLI_TIMEOUT_MS).toBe(10_000);
     const fake = await fakePassCli("exec sleep 30");
     const started = Date.now();
     const error = await expectKxmRejection(

@@ -65,7 +65,7 @@ describe("the CDP relay", () => {
       const context = browser.contexts()[0] ?? (await browser.newContext());
       const page = await context.newPage();
       await page.goto(`${site.url}/app/home`);
-      await expect(page.locator("#account").innerText()).resolves.toBe("Signed in as Ada");
+      await expect(page.locator("#account").textContent()).resolves.toBe("Signed in as Ada");
       const shot = await page.screenshot();
       expect(shot.subarray(1, 4).toString()).toBe("PNG");
       await page.close();

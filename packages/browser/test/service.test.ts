@@ -5,9 +5,17 @@ import type { KxmError } from "@kxm/contract";
 import { expectKxmRejection, tempDir } from "@kxm/test-support";
 import { chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { type Browser, openBrowser, type SteelConfig } from "../src/index.js";
+import {
+  type Browser,
+  openBrowser,
+  type SignedInCheck,
+  type SteelConfig,
+  type SweepEntry,
+  type SweepReport,
+} from "../src/index.js";
+import { DEFAULT_SESSION_TIMEOUT_MS } from "../src/service.js";
 import { type Chromium, launchChromium } from "./support/chromium.js";
-import { type MiniSteel, startMiniSteel } from "./support/mini-steel.js";
+import { startMiniSteel } from "./support/mini-steel.js";
 import { startSite } from "./support/site.js";
 
 const KEY = "sk-service-77c1";
@@ -71,6 +79,12 @@ describe("openBrowser: sessions", () => {
       "GET /v1/sessions",
     ]);
     expect(steel.requests.every((r) => r.hadKey)).toBe(true);
+  });
+
+  test("without a timeout, the session gets the guide's default of 5 minutes", async () => {
+    const { browser } = await setUp();
+    expect((await browser.create()).session.timeoutMs).toBe(DEFAULT_SESSION_TIMEOUT_MS);
+    expect(DEFAULT_SESSION_TIMEOUT_MS).toBe(300_000);
   });
 
   test("open-source Steel's one session at a time: a create that released the previous one says so", async () => {
@@ -197,11 +211,8 @@ describe("openBrowser: takeover", () => {
     expect(browser.tracked(id)?.state).toBe("HUMAN_CONTROL");
 
     await operator.confirm(id);
-    const resumed = await browser.resume(id, {
-      url: "/app/home",
-      selector: "#account",
-      text: "Signed in as Ada",
-    });
+    const signedIn: SignedInCheck = { url: "/app/home", selector: "#account", text: "Signed in as Ada" };
+    const resumed = await browser.resume(id, signedIn);
     expect(resumed.state).toBe("AGENT_CONTROL");
     await expect(browser.cdpUrl(id)).resolves.toContain(id);
     await agent.close();
@@ -256,10 +267,10 @@ describe("openBrowser: sweep", () => {
     });
     now += 15 * MIN;
 
-    const dry = await browser.sweep({ dryRun: true });
+    const dry: SweepReport = await browser.sweep({ dryRun: true });
     expect(dry.released).toEqual([]);
     expect(steel.sessions.get("untracked-old")?.status).toBe("live");
-    const byId = Object.fromEntries(dry.entries.map((e) => [e.id, `${e.action}: ${e.reason}`]));
+    const byId = Object.fromEntries(dry.entries.map((e: SweepEntry) => [e.id, `${e.action}: ${e.reason}`]));
     expect(byId).toEqual({
       [idle.session.id]: "release: tracked, idle for 15 minutes",
       [held.session.id]: "keep: held by a person (HUMAN_CONTROL)",

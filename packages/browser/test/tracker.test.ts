@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expectKxmError, tempDir } from "@kxm/test-support";
 import { describe, expect, test } from "vitest";
+import type { ControlState, TrackedSession } from "../src/index.js";
 import { applyEvent } from "../src/takeover.js";
-import { SessionTracker, TRACKER_FILE } from "../src/tracker.js";
-import type { TrackedSession } from "../src/types.js";
+import { SessionTracker, TRACKER_DIR_MODE, TRACKER_FILE, TRACKER_FILE_MODE } from "../src/tracker.js";
 import { assertFreshDist, plainNodeEnv } from "./support/dist.js";
 
 const DEPLOYMENT = "http://steel.test";
@@ -42,7 +42,7 @@ describe("SessionTracker", () => {
     first.close();
 
     const second = new SessionTracker(dir);
-    expect(second.list(DEPLOYMENT).map((r) => [r.id, r.state])).toEqual([
+    expect(second.list(DEPLOYMENT).map((r): [string, ControlState] => [r.id, r.state])).toEqual([
       ["a", "AGENT_CONTROL"],
       ["b", "HUMAN_CONTROL"],
     ]);
@@ -61,6 +61,7 @@ describe("SessionTracker", () => {
     const dir = join(await tempDir(), "nested", "state");
     const tracker = new SessionTracker(dir);
     tracker.insert(session("a"), "created");
+    expect([TRACKER_DIR_MODE, TRACKER_FILE_MODE]).toEqual([0o700, 0o600]);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     for (const file of [TRACKER_FILE, `${TRACKER_FILE}-wal`, `${TRACKER_FILE}-shm`]) {
       expect(statSync(join(dir, file)).mode & 0o777, file).toBe(0o600);

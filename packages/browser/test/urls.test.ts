@@ -2,7 +2,8 @@
 // redactSecret removes any key (property test over random keys) from a message that still carried it.
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { describeUrl, REDACTED, redactSecret } from "../src/redact.js";
+import { redactSecret } from "../src/index.js";
+import { describeUrl, REDACTED } from "../src/redact.js";
 import { cdpUrl, deploymentOf, endpointUrl, sessionPath, viewerUrl } from "../src/urls.js";
 
 describe("URLs", () => {

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import { WebSocket, WebSocketServer } from "ws";
 
-export interface MiniSession {
+interface MiniSession {
   id: string;
   createdAt: string;
   status: "live" | "released";
