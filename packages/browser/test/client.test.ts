@@ -57,12 +57,13 @@ describe("SteelClient requests", () => {
       });
     });
     const steel = client(`${server.url}/steel/`);
-    await expect(steel.create({ timeoutMs: 60_000 })).resolves.toEqual<SteelSession>({
+    const expected: SteelSession = {
       id: "s1",
       status: "live",
       createdAt: "2026-12-02T10:00:00Z",
       timeoutMs: 60_000,
-    });
+    };
+    await expect(steel.create({ timeoutMs: 60_000 })).resolves.toEqual(expected);
     await steel.get("s1");
     await expect(steel.list()).resolves.toEqual([]);
     await steel.release("s1");

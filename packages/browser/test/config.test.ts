@@ -19,12 +19,13 @@ function lookup(key = "from-pass") {
 
 describe("resolveConfig", () => {
   test("STEEL_API_URL and STEEL_API_KEY are enough", async () => {
-    await expect(resolveConfig(BASE)).resolves.toEqual<SteelConfig>({
+    const expected: SteelConfig = {
       apiUrl: "https://steel.example.com",
       key: "k-123",
       stateDir: "/home/op/.local/state/kxm/browser",
       requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
-    });
+    };
+    await expect(resolveConfig(BASE)).resolves.toEqual(expected);
   });
 
   test.each([undefined, "", "   "])(
