@@ -3,7 +3,7 @@
 import { KxmError } from "@kxm/contract";
 import type { SteelConfig } from "./config.js";
 import { redactSecret } from "./redact.js";
-import { isLive, parseSession, parseSessionList } from "./schema.js";
+import { parseSession, parseSessionList } from "./schema.js";
 import type { SteelSession } from "./types.js";
 import { deploymentOf, endpointUrl, sessionPath } from "./urls.js";
 
@@ -206,15 +206,5 @@ export class SteelClient {
       );
     }
     return bytes;
-  }
-
-  /** True when the session is on the server and live; false when it is gone (404) or not live. */
-  async isLive(id: string): Promise<boolean> {
-    try {
-      return isLive(await this.get(id));
-    } catch (error) {
-      if ((error as { code?: unknown }).code === "browser_session_not_found") return false;
-      throw error;
-    }
   }
 }
