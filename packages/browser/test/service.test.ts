@@ -242,6 +242,25 @@ describe("openBrowser: takeover", () => {
   });
 });
 
+describe("openBrowser: a session that expires while a person holds it", () => {
+  test("waitFor notices it on the server (checked every 5 s) and fails with the cause", async () => {
+    const { browser, steel } = await setUp();
+    const { session } = await browser.create();
+    await browser.requestTakeover(session.id, "login");
+    const started = Date.now();
+    const waiting = browser.waitFor(session.id, ["VERIFY_AUTHENTICATION"], { timeoutMs: 15_000, pollMs: 50 });
+    steel.sessions.delete(session.id); // the timeout ended it on the server
+    const error = await expectKxmRejection(waiting, "browser_session_released");
+    expect(error.message).toBe(`session ${session.id} is released (gone from the server): no wait`);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // The guide's recovery: a new session, and the takeover again.
+    const fresh = await browser.create();
+    await expect(browser.requestTakeover(fresh.session.id, "login")).resolves.toMatchObject({
+      session: { state: "HUMAN_CONTROL" },
+    });
+  });
+});
+
 describe("openBrowser: sweep", () => {
   const MIN = 60_000;
 
