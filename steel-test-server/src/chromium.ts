@@ -6,9 +6,13 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 
-/** The flags every Chromium of the server gets; without the network ones it stalls on the closed network. */
-export function chromiumArgs(userDataDir: string): string[] {
-  const args = [
+/**
+ * The flags every Chromium of the server gets, and that a local launch should get to compare with it (headless,
+ * no GPU, no background networking, updates, sync or QUIC: without them it stalls on a closed network), plus
+ * --no-sandbox as root, where Chromium refuses its sandbox (containers, CI).
+ */
+export function chromiumFlags(): string[] {
+  const flags = [
     "--headless",
     "--disable-gpu",
     "--disable-background-networking",
@@ -19,13 +23,18 @@ export function chromiumArgs(userDataDir: string): string[] {
     "--disable-quic",
     "--disable-dev-shm-usage",
     "--password-store=basic",
+  ];
+  return process.getuid?.() === 0 ? ["--no-sandbox", ...flags] : flags;
+}
+
+function chromiumArgs(userDataDir: string): string[] {
+  return [
+    ...chromiumFlags(),
     "--remote-debugging-address=127.0.0.1",
     "--remote-debugging-port=0",
     `--user-data-dir=${userDataDir}`,
+    "about:blank",
   ];
-  // Chromium refuses its sandbox as root (containers, CI).
-  if (process.getuid?.() === 0) args.unshift("--no-sandbox");
-  return [...args, "about:blank"];
 }
 
 export interface ChromiumProcess {
