@@ -20,7 +20,7 @@ import { chromium } from "playwright-core";
 import Steel from "steel-sdk";
 import { now, summarize } from "./measure.mjs";
 
-export const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = "/usr/bin/chromium";
 const KEY = "bench-key";
 const SESSIONS = 100;
 const PAGE_TITLE = "KXM bench page";
