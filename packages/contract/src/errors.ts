@@ -93,7 +93,8 @@ export const ERROR_CATALOGUE = {
   browser_auth_failed: { status: 401, title: "Steel refused the API key (401 or 403)" },
   browser_answer_invalid: {
     status: 502,
-    title: "Steel answered, but not as Steel does: not JSON, off the schema, or a new session that is not live",
+    title:
+      "Steel answered, but not as Steel does: not JSON, off the schema, or a new session that is not live",
   },
   browser_request_failed: { status: 502, title: "Steel answered a request with an error status" },
   browser_session_not_found: { status: 404, title: "No such browser session on the Steel deployment" },
@@ -102,7 +103,10 @@ export const ERROR_CATALOGUE = {
     status: 409,
     title: "A person holds the browser session: no CDP URL and no agent action until it is resumed",
   },
-  browser_takeover_invalid: { status: 409, title: "The takeover state machine does not allow this transition" },
+  browser_takeover_invalid: {
+    status: 409,
+    title: "The takeover state machine does not allow this transition",
+  },
   browser_verification_failed: {
     status: 409,
     title: "The signed-in check did not hold; the session went back to the person",
