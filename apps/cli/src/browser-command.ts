@@ -1,16 +1,16 @@
 import type { Browser, ControlState, SteelConfig, SteelSession, TrackedSession } from "@kxm/browser";
 import { Flags } from "@oclif/core";
 import { KxmCommand } from "./base.js";
-import { browserEnvSource } from "./env.js";
 
-// What every `kxm browser` command shares: the Steel configuration from the environment (through @kxm/browser's
-// resolveConfig: STEEL_API_URL, STEEL_UI_URL, STEEL_API_KEY or a pass-cli lookup of the operator's own vault item,
-// KXM_BROWSER_*), one tracker per call, closed on the way out, and a last guard that keeps the key out of any
+// What every `kxm browser` command shares: the Steel configuration from the environment (@kxm/browser's env.ts
+// reads the STEEL_* and KXM_BROWSER_* variables and resolveConfig validates them: STEEL_API_URL, STEEL_UI_URL,
+// STEEL_API_KEY or a pass-cli lookup of the operator's own vault item), one tracker per call, closed on the way out, and a last guard that keeps the key out of any
 // failure line. @kxm/browser is imported when a command runs, never at start-up.
 
 /** `--timeout <ms>`: how long Steel keeps a session this command creates. */
 export const sessionTimeoutFlag = Flags.integer({
-  description: "How long Steel keeps the session, in milliseconds, before it ends it (default 300000: 5 minutes)",
+  description:
+    "How long Steel keeps the session, in milliseconds, before it ends it (default 300000: 5 minutes)",
   helpValue: "<ms>",
   min: 1000,
   max: 86_400_000,
@@ -28,8 +28,8 @@ export abstract class BrowserCommand extends KxmCommand {
 
   /** The validated Steel configuration; `browser_not_configured` (or `browser_key_lookup_failed`) otherwise. */
   protected async steelConfig(): Promise<SteelConfig> {
-    const { resolveConfig } = await import("@kxm/browser");
-    const config = await resolveConfig(browserEnvSource());
+    const { passCliLookup, readBrowserEnv, resolveConfig } = await import("@kxm/browser");
+    const config = await resolveConfig(readBrowserEnv(), passCliLookup);
     this.steelKey = config.key;
     return config;
   }
@@ -89,7 +89,9 @@ export function trackedLines(session: TrackedSession, now: number): string[] {
     lines.push(`  takeover reason: ${session.reason}`);
   if (session.owner !== undefined) lines.push(`  owner: ${session.owner}`);
   lines.push(`  created: ${iso(session.createdAt)}, timeout ${session.timeoutMs} ms`);
-  lines.push(`  last activity: ${iso(session.lastActivityAt)} (${duration(now - session.lastActivityAt)} ago)`);
+  lines.push(
+    `  last activity: ${iso(session.lastActivityAt)} (${duration(now - session.lastActivityAt)} ago)`,
+  );
   if (session.releasedAt !== undefined) {
     const cause = session.releaseCause === undefined ? "" : `: ${session.releaseCause}`;
     lines.push(`  released: ${iso(session.releasedAt)}${cause}`);

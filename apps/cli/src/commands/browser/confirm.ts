@@ -21,7 +21,9 @@ export default class BrowserConfirm extends BrowserCommand {
     const { args } = await this.parse(BrowserConfirm);
     const session = await this.withBrowser((browser) => browser.confirm(args["session-id"]));
     this.say(`Confirmed: session ${session.id} is now verifying authentication.`);
-    this.say(`The agent checks the signed-in state: kxm browser resume ${session.id} --expect-selector <css>`);
+    this.say(
+      `The agent checks the signed-in state: kxm browser resume ${session.id} --expect-selector <css>`,
+    );
     return session;
   }
 }

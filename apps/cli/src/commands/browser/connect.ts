@@ -2,10 +2,13 @@ import type { ControlState } from "@kxm/browser";
 import { Args, Flags } from "@oclif/core";
 import { BrowserCommand, STATE_WORDS } from "../../browser-command.js";
 
-type ConnectInfo = { id: string; state?: ControlState; viewerUrl: string; attach: string } | { cdpUrl: string };
+type ConnectInfo =
+  | { id: string; state?: ControlState; viewerUrl: string; attach: string }
+  | { cdpUrl: string };
 
 export default class BrowserConnect extends BrowserCommand {
-  static override summary = "Say how to attach an automation client to a session (its CDP URL only on request).";
+  static override summary =
+    "Say how to attach an automation client to a session (its CDP URL only on request).";
   static override description =
     "Checks that the agent may drive the session (refused with browser_human_control while a person holds it, " +
     "browser_session_released once it is released), then prints its viewer link and how to attach a client: " +
@@ -38,7 +41,9 @@ export default class BrowserConnect extends BrowserCommand {
       }
       const { tracked } = await browser.status(id);
       const attach = `kxm browser exec --session ${id} -- <command...>`;
-      this.say(`Session ${id}${tracked === undefined ? " (not tracked)" : `: ${STATE_WORDS[tracked.state]}`}.`);
+      this.say(
+        `Session ${id}${tracked === undefined ? " (not tracked)" : `: ${STATE_WORDS[tracked.state]}`}.`,
+      );
       this.say(`Viewer: ${browser.viewerUrl(id)}`);
       this.say("Attach a client (it gets KXM_BROWSER_CDP_URL, a loopback relay that holds no key):");
       this.say(`  ${attach}`);

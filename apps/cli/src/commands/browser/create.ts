@@ -27,7 +27,8 @@ export default class BrowserCreate extends BrowserCommand {
     this.say(`Created session ${session.id} (timeout ${session.timeoutMs} ms), under agent control.`);
     this.say(`Viewer: ${viewerUrl}`);
     this.say(`Release it when the task ends: kxm browser release ${session.id}`);
-    if (!this.jsonEnabled()) for (const warning of warnings) this.writeErrLine(`browser create: warning: ${warning}`);
+    if (!this.jsonEnabled())
+      for (const warning of warnings) this.writeErrLine(`browser create: warning: ${warning}`);
     return created;
   }
 }

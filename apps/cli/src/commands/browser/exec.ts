@@ -1,7 +1,6 @@
 import { Flags } from "@oclif/core";
 import { EXIT, UsageError } from "../../base.js";
 import { BrowserCommand, ownerFlag, sessionTimeoutFlag } from "../../browser-command.js";
-import { browserChildEnvironment } from "../../env.js";
 
 export default class BrowserExec extends BrowserCommand {
   static override summary = "Run a command inside a browser session, and release the session in every case.";
@@ -39,26 +38,29 @@ export default class BrowserExec extends BrowserCommand {
     const { flags, argv } = await this.parse(BrowserExec, own);
     if (argv.length > 0)
       throw new UsageError(`put the command after --: kxm browser exec -- ${argv.join(" ")}`);
-    if (command.length === 0) throw new UsageError("give the command to run after --: kxm browser exec -- <command...>");
+    if (command.length === 0)
+      throw new UsageError("give the command to run after --: kxm browser exec -- <command...>");
     if (flags.session !== undefined && flags.timeout !== undefined)
       throw new UsageError("--timeout applies to a session exec creates; --session names an existing one");
     const { runInSession } = await import("@kxm/browser");
     const result = await this.withBrowser(
       (browser) =>
-        runInSession(browser, flags.session, command, {
-          env: browserChildEnvironment(),
-          ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
-        }),
+        runInSession(
+          browser,
+          flags.session,
+          command,
+          flags.timeout === undefined ? {} : { timeoutMs: flags.timeout },
+        ),
       { owner: flags.owner },
     );
     const outcome = { sessionId: result.sessionId, exitCode: result.exitCode, released: result.released };
-    if (this.jsonEnabled()) this.logJson(outcome);
-    else
+    if (!this.jsonEnabled())
       this.writeErrLine(
         `browser exec: ${command[0]} exited with ${result.exitCode}; session ${result.sessionId} ` +
           (result.released ? "released" : "left open"),
       );
-    if (result.exitCode !== EXIT.ok) return this.exit(result.exitCode);
-    return outcome;
+    if (result.exitCode === EXIT.ok) return outcome; // oclif prints it with --json
+    if (this.jsonEnabled()) this.logJson(outcome);
+    return this.exit(result.exitCode);
   }
 }

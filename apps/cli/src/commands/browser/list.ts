@@ -1,4 +1,5 @@
 import type { SteelSession, TrackedSession } from "@kxm/browser";
+import { Flags } from "@oclif/core";
 import { BrowserCommand, duration } from "../../browser-command.js";
 
 type Row = { id: string; tracked?: TrackedSession; remote?: SteelSession };
@@ -8,17 +9,20 @@ export default class BrowserList extends BrowserCommand {
   static override description =
     "One line per session, sorted by id: the server's status (or gone, for a tracked session the server no longer " +
     "lists), the control state when KXM tracks it (untracked otherwise: created by someone else, or elsewhere), how " +
-    "long it has been idle, and its owner. Released sessions the server no longer lists are left out; kxm browser " +
-    "status <id> still shows one. --json prints {sessions: [{id, tracked?, remote?}]}.";
+    "long it has been idle, and its owner. Sessions that ended (released, failed, or gone from the server, and " +
+    "released in the tracker) are left out unless --all is given. --json prints {sessions: [{id, tracked?, remote?}]}.";
   static override examples = [
     "<%= config.bin %> <%= command.id %>",
-    "<%= config.bin %> <%= command.id %> --json",
+    "<%= config.bin %> <%= command.id %> --all --json",
   ];
+  static override flags = {
+    all: Flags.boolean({ description: "Also list released and ended sessions" }),
+  };
 
   async run(): Promise<{ sessions: Row[] }> {
-    await this.parse(BrowserList);
+    const { flags } = await this.parse(BrowserList);
     const all = await this.withBrowser((browser) => browser.list());
-    const sessions = all.filter((row) => row.remote !== undefined || row.tracked?.state !== "RELEASED");
+    const sessions = flags.all ? all : all.filter(current);
     if (sessions.length === 0) this.say("No sessions.");
     const now = Date.now();
     for (const row of sessions) {
@@ -31,4 +35,13 @@ export default class BrowserList extends BrowserCommand {
     }
     return { sessions };
   }
+}
+
+/** The server's statuses of a session that has ended. */
+const ENDED = new Set(["released", "failed", "expired", "closed"]);
+
+/** Whether a row is worth listing by default: live on the server, or tracked and not released. */
+function current(row: Row): boolean {
+  const live = row.remote !== undefined && !ENDED.has(row.remote.status ?? "live");
+  return live || (row.tracked !== undefined && row.tracked.state !== "RELEASED");
 }

@@ -7,8 +7,9 @@ export default class BrowserRelease extends BrowserCommand {
   static override description =
     "Releases the session on Steel and marks it RELEASED in the tracker. Release every session when its task " +
     "ends, even when the task failed: disconnecting a client does not release it. By default the agent releases; " +
-    "--operator releases as the person holding it (abandoning a takeover). A session already released fails with " +
-    "browser_session_released; one neither the server nor the tracker knows with browser_session_not_found. " +
+    "--operator releases as the person holding it (abandoning a takeover). Releasing a session already released " +
+    "changes nothing and says when and why it was; one neither the server nor the tracker knows fails with " +
+    "browser_session_not_found. " +
     "--json prints the tracked session.";
   static override examples = [
     "<%= config.bin %> <%= command.id %> 5b1f7c9e-0d7a-4f43-9a61-3c2d8e4f1a20",
@@ -28,7 +29,8 @@ export default class BrowserRelease extends BrowserCommand {
     const released = await this.withBrowser((browser) =>
       browser.release(args["session-id"], flags.operator ? "operator" : "agent"),
     );
-    this.say(`Released session ${released.id}.`);
+    const cause = released.releaseCause === undefined ? "" : ` (${released.releaseCause})`;
+    this.say(`Released session ${released.id}${cause}.`);
     return released;
   }
 }

@@ -4,7 +4,8 @@ import { UsageError } from "../../base.js";
 import { BrowserCommand } from "../../browser-command.js";
 
 export default class BrowserResume extends BrowserCommand {
-  static override summary = "Check the signed-in state after a takeover, then give the session back to the agent.";
+  static override summary =
+    "Check the signed-in state after a takeover, then give the session back to the agent.";
   static override description =
     "Run after the operator confirmed (kxm browser confirm). Attaches to the session over CDP and checks the page: " +
     "its URL contains --expect-url, an element matches --expect-selector, the page shows --expect-text (give at " +
@@ -20,7 +21,10 @@ export default class BrowserResume extends BrowserCommand {
   };
   static override flags = {
     "expect-url": Flags.string({ description: "Text the page's URL must contain", helpValue: "<s>" }),
-    "expect-selector": Flags.string({ description: "A CSS selector an element must match", helpValue: "<css>" }),
+    "expect-selector": Flags.string({
+      description: "A CSS selector an element must match",
+      helpValue: "<css>",
+    }),
     "expect-text": Flags.string({ description: "Text the page must show", helpValue: "<s>" }),
   };
 

@@ -24,7 +24,7 @@ export default class BrowserScreenshot extends BrowserCommand {
     const { resolve } = await import("node:path");
     const file = resolve(await this.workingFolder(flags.cwd), flags.out);
     const png = await this.withBrowser((browser) =>
-      browser.screenshot({ url: args.url, fullPage: flags["full-page"] }),
+      browser.screenshot({ url: args.url, fullPage: flags["full-page"] === true }),
     );
     const { writeFile } = await import("node:fs/promises");
     await writeFile(file, png);

@@ -15,7 +15,10 @@ export default class BrowserStatus extends BrowserCommand {
     "<%= config.bin %> <%= command.id %> 5b1f7c9e-0d7a-4f43-9a61-3c2d8e4f1a20 --json",
   ];
   static override args = {
-    "session-id": Args.string({ description: "The session's id, as kxm browser create printed it", required: true }),
+    "session-id": Args.string({
+      description: "The session's id, as kxm browser create printed it",
+      required: true,
+    }),
   };
 
   async run(): Promise<{ id: string; tracked?: TrackedSession; remote?: SteelSession; viewerUrl: string }> {

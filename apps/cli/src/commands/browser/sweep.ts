@@ -1,4 +1,4 @@
-import type { SweepReport } from "@kxm/browser";
+import type { SweepEntry, SweepReport } from "@kxm/browser";
 import { Flags } from "@oclif/core";
 import { BrowserCommand } from "../../browser-command.js";
 
@@ -30,9 +30,38 @@ export default class BrowserSweep extends BrowserCommand {
 
   async run(): Promise<SweepReport> {
     const { flags } = await this.parse(BrowserSweep);
-    const dryRun = flags["dry-run"];
+    const dryRun = flags["dry-run"] === true;
     const report = await this.withBrowser((browser) => browser.sweep({ dryRun, idleMs: flags.idle }));
-    this.say(JSON.stringify(report));
+    const words = dryRun ? DRY_WORDS : DONE_WORDS;
+    if (report.entries.length === 0) this.say("No sessions to sweep.");
+    for (const entry of report.entries) {
+      const done =
+        dryRun ||
+        entry.action === "keep" ||
+        (entry.action === "release" ? report.released : report.markedReleased).includes(entry.id);
+      this.say(`${done ? words[entry.action] : "left"} ${entry.id}: ${entry.reason}`);
+    }
+    const count = (action: SweepEntry["action"]) =>
+      report.entries.filter((entry) => entry.action === action).length;
+    this.say(
+      dryRun
+        ? `Dry run: ${count("release")} to release, ${count("mark_released")} to mark released, ` +
+            `${count("keep")} kept; nothing was released.`
+        : `Released ${report.released.length}, marked ${report.markedReleased.length} released, ` +
+            `kept ${count("keep")}.`,
+    );
     return report;
   }
 }
+
+const DRY_WORDS: Record<SweepEntry["action"], string> = {
+  release: "would release",
+  keep: "keep",
+  mark_released: "would mark released",
+};
+
+const DONE_WORDS: Record<SweepEntry["action"], string> = {
+  release: "released",
+  keep: "kept",
+  mark_released: "marked released",
+};

@@ -5,7 +5,8 @@ import { UsageError } from "../../base.js";
 import { BrowserCommand } from "../../browser-command.js";
 
 export default class BrowserTakeover extends BrowserCommand {
-  static override summary = "Hand a session to a person (login, MFA, CAPTCHA, consent) and print the viewer link.";
+  static override summary =
+    "Hand a session to a person (login, MFA, CAPTCHA, consent) and print the viewer link.";
   static override description =
     "Moves the session from agent control to human control with a reason, and prints the viewer link the " +
     "operator opens, never the CDP URL. While a person holds the session, KXM refuses agent actions on it " +
@@ -51,9 +52,14 @@ export default class BrowserTakeover extends BrowserCommand {
       });
       if (after.state === "RELEASED") {
         const cause = after.releaseCause === undefined ? "" : ` (${after.releaseCause})`;
-        throw new KxmError("browser_session_released", `session ${id} was released during the takeover${cause}`);
+        throw new KxmError(
+          "browser_session_released",
+          `session ${id} was released during the takeover${cause}`,
+        );
       }
-      this.say(`The operator confirmed. Check the signed-in state: kxm browser resume ${id} --expect-selector <css>`);
+      this.say(
+        `The operator confirmed. Check the signed-in state: kxm browser resume ${id} --expect-selector <css>`,
+      );
       return { session: after, viewerUrl };
     });
   }
