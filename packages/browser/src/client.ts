@@ -2,10 +2,10 @@
 // and every failure a KxmError whose message names the origin, the method and the path, never the key.
 import { KxmError } from "@kxm/contract";
 import type { SteelConfig } from "./config.js";
-import { describeUrl, redactSecret } from "./redact.js";
-import { isLive, parseSession, parseSessionList } from "./schema.js";
+import { redactSecret } from "./redact.js";
+import { parseSession, parseSessionList } from "./schema.js";
 import type { SteelSession } from "./types.js";
-import { endpointUrl, sessionPath } from "./urls.js";
+import { deploymentOf, endpointUrl, sessionPath } from "./urls.js";
 
 /** The header Steel reads the API key from (docs.steel.dev/overview/authentication). */
 export const STEEL_KEY_HEADER = "steel-api-key";
@@ -77,7 +77,7 @@ export class SteelClient {
 
   async #send(call: Call): Promise<Response> {
     const url = endpointUrl(this.#apiUrl, call.path);
-    const origin = describeUrl(this.#apiUrl);
+    const origin = deploymentOf(this.#apiUrl);
     const headers: Record<string, string> = { [STEEL_KEY_HEADER]: this.#key, accept: "application/json" };
     if (call.body !== undefined) headers["content-type"] = "application/json";
     let response: Response;
@@ -122,7 +122,7 @@ export class SteelClient {
     } catch (error) {
       throw this.#error(
         "browser_unreachable",
-        `Steel at ${describeUrl(this.#apiUrl)} broke off its answer to ${call.method} ${path}: ${unreachableReason(error, this.#timeoutMs)}`,
+        `Steel at ${deploymentOf(this.#apiUrl)} broke off its answer to ${call.method} ${path}: ${unreachableReason(error, this.#timeoutMs)}`,
       );
     }
     try {
@@ -130,13 +130,13 @@ export class SteelClient {
     } catch {
       throw this.#error(
         "browser_answer_invalid",
-        `Steel at ${describeUrl(this.#apiUrl)} answered ${call.method} ${path} with a body that is not JSON`,
+        `Steel at ${deploymentOf(this.#apiUrl)} answered ${call.method} ${path} with a body that is not JSON`,
       );
     }
   }
 
   #context(call: Call): string {
-    return `Steel at ${describeUrl(this.#apiUrl)} answered ${call.method} ${endpointUrl(this.#apiUrl, call.path).pathname}`;
+    return `Steel at ${deploymentOf(this.#apiUrl)} answered ${call.method} ${endpointUrl(this.#apiUrl, call.path).pathname}`;
   }
 
   /** POST /v1/sessions with `{timeout}` (milliseconds) when given. */
@@ -206,15 +206,5 @@ export class SteelClient {
       );
     }
     return bytes;
-  }
-
-  /** True when the session is on the server and live; false when it is gone (404) or not live. */
-  async isLive(id: string): Promise<boolean> {
-    try {
-      return isLive(await this.get(id));
-    } catch (error) {
-      if ((error as { code?: unknown }).code === "browser_session_not_found") return false;
-      throw error;
-    }
   }
 }

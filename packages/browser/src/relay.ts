@@ -8,7 +8,7 @@ import type { Duplex } from "node:stream";
 import { type RawData, WebSocket, WebSocketServer } from "ws";
 
 /** The WebSocket close code for "a person holds the session" (policy violation). */
-export const CLOSE_HUMAN_CONTROL = 1008;
+const CLOSE_HUMAN_CONTROL = 1008;
 /** How often the relay asks whether the agent may still act: 500 ms. */
 const DEFAULT_POLL_MS = 500;
 /** CDP messages (screenshots, large DOMs) can be big: up to 256 MiB. */

@@ -336,14 +336,15 @@ class BrowserService implements Browser {
 
   async waitFor(id: string, states: ControlState[], options: { timeoutMs: number; pollMs?: number }) {
     const pollMs = options.pollMs ?? 500;
-    const start = this.#now();
+    // Waiting is measured on the monotonic clock, not the injected one (which dates the records).
+    const start = performance.now();
     let lastRemote = start;
     for (;;) {
       const row = this.#tracker.get(this.#deployment, id);
       if (row === undefined) throw new KxmError("browser_session_not_found", `KXM tracks no session ${id}`);
       if (states.includes(row.state)) return row;
       if (row.state === "RELEASED") assertAgentMayAct(row, "wait");
-      const now = this.#now();
+      const now = performance.now();
       if (now - lastRemote >= REMOTE_CHECK_MS) {
         lastRemote = now;
         const remote = await this.#remote(id);

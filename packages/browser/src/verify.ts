@@ -53,6 +53,7 @@ export async function verifySignedIn(
       if (check.text !== undefined) {
         const body = await page
           .locator("body")
+          // biome-ignore lint/performance/useDomNodeTextContent: the check is on text a person sees, not hidden text.
           .innerText({ timeout: options.timeoutMs })
           .catch(() => "");
         if (!body.includes(check.text)) failed.push("text");
