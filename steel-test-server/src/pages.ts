@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // POST /v1/scrape and POST /v1/screenshot: one-shot page work without a session, in a throwaway Chromium the
 // server starts at the first such request and keeps for the next ones (a fresh browser context each time, so no
 // cookie or storage crosses requests), killed by close().
