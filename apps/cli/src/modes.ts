@@ -63,7 +63,10 @@ export const BUILT_IN_MODES = {
     files: ["CLAUDE.md"],
     memoryBrief: true,
     skills: true,
-    kxmFiles: ["docs/guides/browser.md", ...BROWSER_SKILLS.map((name) => `plugins/kxm/skills/${name}/SKILL.md`)],
+    kxmFiles: [
+      "docs/guides/browser.md",
+      ...BROWSER_SKILLS.map((name) => `plugins/kxm/skills/${name}/SKILL.md`),
+    ],
   },
 } as const satisfies Record<string, ModeDefinition>;
 

@@ -170,7 +170,13 @@ describe("kxm explain --mode", () => {
         chars: CLAUDE_MD.length,
         tokens: tokens(CLAUDE_MD),
       },
-      { kind: "memory-brief", name: "memory brief", present: true, chars: brief.length, tokens: tokens(brief) },
+      {
+        kind: "memory-brief",
+        name: "memory brief",
+        present: true,
+        chars: brief.length,
+        tokens: tokens(brief),
+      },
       {
         kind: "skill",
         name: "release-checklist",
@@ -188,7 +194,9 @@ describe("kxm explain --mode", () => {
     const human = await kxm(["explain", "--mode", "browser"], { cwd: root });
     expect(human.code, human.stderr).toBe(0);
     const lines = human.stdout.split("\n");
-    expect(lines).toContain(`${String(tokens(guide)).padStart(7)}  docs/guides/browser.md (shipped with kxm)`);
+    expect(lines).toContain(
+      `${String(tokens(guide)).padStart(7)}  docs/guides/browser.md (shipped with kxm)`,
+    );
     const start = "plugins/kxm/skills/kxm-browser-start/SKILL.md";
     expect(lines).toContain(
       `${String(tokens(source(start))).padStart(7)}  skill kxm-browser-start (${start}, shipped with kxm)`,
