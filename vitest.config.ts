@@ -13,6 +13,7 @@ export default defineConfig({
       "scripts/**/*.test.ts",
       "bench/test/**/*.test.ts",
       "reliability/test/**/*.test.ts",
+      "steel-test-server/test/**/*.test.ts",
     ],
     pool: "forks",
     testTimeout: 30_000,

@@ -8,6 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { openBrowser } from "@kxm/browser";
+import { benchBrowser, browserInputsMissing } from "./browser.mjs";
 import { cranfieldDir, evaluate, loadCranfield } from "./cranfield.mjs";
 import { canCollect, now } from "./measure.mjs";
 import { ADAPTERS } from "./peers/adapters.mjs";
@@ -172,6 +174,12 @@ function skippedPeer(system, size, reason) {
 }
 
 const options = parseArgs(process.argv.slice(2));
+// The browser figures need Debian's Chromium; only a smoke run goes on without it.
+const browserMissing = browserInputsMissing();
+if (browserMissing !== undefined && options.mode !== "smoke") {
+  console.error(`bench: the browser figures cannot run: ${browserMissing}`);
+  process.exit(2);
+}
 if (!canCollect)
   console.error("bench: run node with --expose-gc for steady memory figures (pnpm bench does)");
 const machine = machineInfo();
@@ -210,6 +218,10 @@ progress(`[hub] ${hubSize.toLocaleString("en-US")} items under autocannon`);
 const hub = await runWorker("hub", { type: "hub", size: hubSize, mode: options.mode });
 progress("[start-up] node -e 0, kxm --version, kxm memory brief and kxm memory revision");
 const startup = benchStartup(options.mode);
+/** @type {Awaited<ReturnType<typeof benchBrowser>> | { skipped: string }} */
+let browser = { skipped: browserMissing ?? "" };
+if (browserMissing === undefined) browser = await benchBrowser(options.mode, openBrowser, progress);
+else progress(`[browser] skipped: ${browserMissing}`);
 
 // Cranfield: every system in a smoke run too (the collection is small), unless the data is missing, which only a
 // smoke run tolerates.
@@ -247,6 +259,7 @@ const run = {
   sizes,
   hub,
   startup,
+  browser,
   cranfield,
   identical: identity.mismatches === 0,
   checks: identity.checks,

@@ -101,6 +101,21 @@ describe("pnpm bench --smoke", () => {
       expect(json.startup.brief.p50).toBeGreaterThan(0);
       expect(json.startup.revision.p50).toBeGreaterThan(0);
     }
+    // The browser figures ran on the Steel test server (CI installs Chromium), every session released.
+    expect(json.browser.skipped).toBeUndefined();
+    for (const stats of [
+      json.browser.firstPage.kxm,
+      json.browser.firstPage.steelSdk,
+      json.browser.firstPage.local,
+    ]) {
+      expect(stats.n).toBe(1);
+      expect(stats.p50).toBeGreaterThan(0);
+    }
+    expect(json.browser.sweep.sessions).toBe(100);
+    for (const stats of [json.browser.sweep.kxm, json.browser.sweep.steelSdk])
+      expect(stats.p50).toBeGreaterThan(0);
+    expect(report).toContain("## Browser sessions");
+    expect(report).toContain("| steel-sdk (sessions.create, connectOverCDP) |");
     if (json.cranfield !== null) {
       const systems = json.cranfield.rows.map((row: { system: string }) => row.system);
       expect(systems).toEqual(["kxm", "kxm-recall", "fts5", "wink-bm25-kxm"]);
