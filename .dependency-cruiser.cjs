@@ -61,7 +61,7 @@ const ALLOWED = {
   "packages/browser": {
     workspace: ["@kxm/contract"],
     npm: DEPENDENCIES,
-    node: ["child_process", "crypto", "fs", "http", "net", "os", "path", "timers/promises"],
+    node: ["child_process", "crypto", "fs", "http", "net", "os", "path", "stream", "timers/promises"],
   },
   "packages/state-store": {
     workspace: ["@kxm/contract", "@kxm/provenance"],

@@ -73,6 +73,31 @@ export function hubEnvSource(): Readonly<Record<string, string | undefined>> {
   return process.env;
 }
 
+/**
+ * The process's environment, for @kxm/browser's `resolveConfig`: the `kxm browser` commands hand it over, and the
+ * browser package reads and validates the STEEL_* and KXM_BROWSER_* variables (so the CLI and an agent that uses
+ * the library directly agree on every one of them).
+ */
+export function browserEnvSource(): Readonly<Record<string, string | undefined>> {
+  return process.env;
+}
+
+/**
+ * The environment of a command `kxm browser exec` runs: this process's, without STEEL_API_KEY. The command reaches
+ * its session through KXM_BROWSER_CDP_URL, a loopback relay that holds no key, so it has no use for the key and must
+ * not be able to leak it (into a log, a prompt, a crash report).
+ */
+export function browserChildEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value === undefined || CHILD_WITHHELD.has(name)) continue;
+    env[name] = value;
+  }
+  return env;
+}
+
+const CHILD_WITHHELD = new Set(["STEEL_API_KEY"]);
+
 /** Whether stack traces of unexpected failures are wanted; false when the environment itself is invalid. */
 export function debugEnabled(): boolean {
   const read = readEnv();

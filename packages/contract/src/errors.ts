@@ -84,6 +84,37 @@ export const ERROR_CATALOGUE = {
     title: "The file fails SQLite's integrity check or is not a KXM database",
   },
   database_schema_newer: { status: 409, title: "The database was migrated by a newer KXM than this one" },
+  browser_not_configured: {
+    status: 400,
+    title: "The Steel deployment is not configured, or a STEEL_* or KXM_BROWSER_* setting is invalid",
+  },
+  browser_key_lookup_failed: { status: 503, title: "pass-cli could not give the Steel API key" },
+  browser_unreachable: { status: 503, title: "The Steel deployment could not be reached" },
+  browser_auth_failed: { status: 401, title: "Steel refused the API key (401 or 403)" },
+  browser_answer_invalid: {
+    status: 502,
+    title:
+      "Steel answered, but not as Steel does: not JSON, off the schema, or a new session that is not live",
+  },
+  browser_request_failed: { status: 502, title: "Steel answered a request with an error status" },
+  browser_session_not_found: { status: 404, title: "No such browser session on the Steel deployment" },
+  browser_session_released: { status: 409, title: "The browser session is released" },
+  browser_human_control: {
+    status: 409,
+    title: "A person holds the browser session: no CDP URL and no agent action until it is resumed",
+  },
+  browser_takeover_invalid: {
+    status: 409,
+    title: "The takeover state machine does not allow this transition",
+  },
+  browser_verification_failed: {
+    status: 409,
+    title: "The signed-in check did not hold; the session went back to the person",
+  },
+  browser_release_mismatch: {
+    status: 502,
+    title: "Releasing one browser session changed another: the sweep stopped",
+  },
   internal_error: { status: 500, title: "An unexpected failure inside KXM" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -20,6 +20,18 @@ export const MANIFEST = join(CLI_DIR, "oclif.manifest.json");
 
 /** Every command the CLI ships, as oclif ids. */
 export const COMMAND_IDS = [
+  "browser:confirm",
+  "browser:connect",
+  "browser:create",
+  "browser:exec",
+  "browser:list",
+  "browser:release",
+  "browser:resume",
+  "browser:scrape",
+  "browser:screenshot",
+  "browser:status",
+  "browser:sweep",
+  "browser:takeover",
   "context:episode",
   "context:explain",
   "context:get",

@@ -1,0 +1,38 @@
+import type { SweepReport } from "@kxm/browser";
+import { Flags } from "@oclif/core";
+import { BrowserCommand } from "../../browser-command.js";
+
+export default class BrowserSweep extends BrowserCommand {
+  static override summary = "Release orphaned sessions: untracked ones and tracked ones left idle.";
+  static override description =
+    "Compares the server's sessions with the tracker's: an untracked session older than --idle is released; one " +
+    "with no creation time is kept (it cannot be attributed); a tracked session a person holds is kept; a tracked " +
+    "one idle longer than --idle is released; a tracked one the server no longer lists is marked released. One " +
+    "line per session, sorted by id, with what was done and why. Releases go one at a time, and the server is " +
+    "read again after each: when a release changed another session too (open-source Steel ignores the id), the " +
+    "sweep stops with browser_release_mismatch. --dry-run lists the plan and releases nothing. --json prints " +
+    "the report.";
+  static override examples = [
+    "<%= config.bin %> <%= command.id %> --dry-run",
+    "<%= config.bin %> <%= command.id %>",
+    "<%= config.bin %> <%= command.id %> --idle 1800000 --json",
+  ];
+  static override flags = {
+    "dry-run": Flags.boolean({ description: "List what the sweep would do; release nothing" }),
+    idle: Flags.integer({
+      description: "How long a session may sit idle (untracked: since its creation) before it is swept",
+      helpValue: "<ms>",
+      default: 600_000,
+      min: 1,
+      max: 604_800_000,
+    }),
+  };
+
+  async run(): Promise<SweepReport> {
+    const { flags } = await this.parse(BrowserSweep);
+    const dryRun = flags["dry-run"];
+    const report = await this.withBrowser((browser) => browser.sweep({ dryRun, idleMs: flags.idle }));
+    this.say(JSON.stringify(report));
+    return report;
+  }
+}
