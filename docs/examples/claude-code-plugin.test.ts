@@ -92,7 +92,17 @@ describe("what the plugin holds", () => {
 
   const skills = readdirSync(join(plugin, "skills"));
   test("ships the skills it documents", () => {
-    expect(skills.sort()).toEqual(["kxm-context", "kxm-propose"]);
+    expect(skills.sort()).toEqual([
+      "kxm-browser-annotate",
+      "kxm-browser-explore",
+      "kxm-browser-recover",
+      "kxm-browser-repro-test",
+      "kxm-browser-resume-after-mfa",
+      "kxm-browser-start",
+      "kxm-browser-takeover",
+      "kxm-context",
+      "kxm-propose",
+    ]);
   });
 
   test.each(skills)("skill %s is one KXM accepts where it sits", async (name) => {

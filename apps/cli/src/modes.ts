@@ -12,12 +12,31 @@ export interface ModeDefinition {
   readonly memoryBrief: boolean;
   /** Whether the harness loads the project's verified promoted skills. */
   readonly skills: boolean;
+  /**
+   * Files KXM itself ships that the harness loads (a guide, the plugin's skills), by their path in KXM's repository.
+   * A user's project does not hold them, so the CLI carries copies (dist/assets/, written at build by
+   * scripts/assets.mjs) and `kxm explain` measures those. Built-in modes only; a `SKILL.md` path counts as a skill.
+   */
+  readonly kxmFiles?: readonly string[];
 }
+
+/** The browser skills of the Claude Code plugin (plugins/kxm/skills), in the order an agent meets them. */
+export const BROWSER_SKILLS = [
+  "kxm-browser-start",
+  "kxm-browser-explore",
+  "kxm-browser-takeover",
+  "kxm-browser-resume-after-mfa",
+  "kxm-browser-recover",
+  "kxm-browser-repro-test",
+  "kxm-browser-annotate",
+] as const;
 
 /**
  * The modes KXM ships, one per harness KXM wires up, naming the files that harness reads by itself. Only Claude
  * Code runs the SessionStart hook (`kxm memory brief`) and loads skills from the project; the others get the
- * memory block that `kxm memory sync` writes into their instruction file, and skills through `kxm_context`.
+ * memory block that `kxm memory sync` writes into their instruction file, and skills through `kxm_context`. The
+ * `browser` mode is a use, not a harness: a Claude Code session doing browser work, which loads the browser guide
+ * (docs/guides/browser.md names itself as this mode's context file) and the plugin's browser skills on top.
  */
 export const BUILT_IN_MODES = {
   "claude-code": {
@@ -37,6 +56,17 @@ export const BUILT_IN_MODES = {
     files: ["GEMINI.md"],
     memoryBrief: false,
     skills: false,
+  },
+  browser: {
+    description:
+      "Browser work in Claude Code: the claude-code mode, plus KXM's browser guide and its seven kxm-browser-* skills",
+    files: ["CLAUDE.md"],
+    memoryBrief: true,
+    skills: true,
+    kxmFiles: [
+      "docs/guides/browser.md",
+      ...BROWSER_SKILLS.map((name) => `plugins/kxm/skills/${name}/SKILL.md`),
+    ],
   },
 } as const satisfies Record<string, ModeDefinition>;
 

@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { BUILT_IN_MODES } from "../src/modes.js";
+import { BROWSER_SKILLS, BUILT_IN_MODES } from "../src/modes.js";
 import {
   expectFailureLine,
   expectJsonFailure,
@@ -38,6 +40,10 @@ interface Explained {
 const CLAUDE_MD = "# Working here\n\nRun the tests with pnpm before every commit — always.\n";
 const SKILL = skillMarkdown("release-checklist", "Steps to cut a release");
 const tokens = (text: string) => Math.ceil(text.length / 4);
+
+const REPOSITORY = fileURLToPath(new URL("../../..", import.meta.url));
+/** A file of KXM's own repository, as the source tree holds it. */
+const source = (path: string) => readFileSync(`${REPOSITORY}/${path}`, "utf8");
 
 /** A repository with CLAUDE.md, one memory fact and one skill promoted by a second person. */
 async function claudeRepo(): Promise<{ root: string; brief: string; skillFile: string }> {
@@ -130,6 +136,73 @@ describe("kxm explain --mode", () => {
     ]);
   });
 
+  test.concurrent("browser: the claude-code parts, then the browser guide and the seven skills KXM ships", {
+    timeout: 90_000,
+  }, async () => {
+    const { root, brief, skillFile } = await claudeRepo();
+    const result = json<Explained>(await kxm(["explain", "--mode", "browser", "--json"], { cwd: root }));
+    const guide = source("docs/guides/browser.md");
+    // The guide names itself as this mode's context file; the copy the CLI ships is the source, byte for byte.
+    expect(guide).toContain("`browser` mode's context file");
+    const shipped: Part[] = [
+      {
+        kind: "kxm-file",
+        name: "docs/guides/browser.md",
+        path: "docs/guides/browser.md",
+        present: true,
+        chars: guide.length,
+        tokens: tokens(guide),
+      },
+      ...BROWSER_SKILLS.map((name): Part => {
+        const path = `plugins/kxm/skills/${name}/SKILL.md`;
+        const text = source(path);
+        expect(text.startsWith(`---\nname: ${name}\n`), path).toBe(true);
+        return { kind: "kxm-skill", name, path, present: true, chars: text.length, tokens: tokens(text) };
+      }),
+    ];
+    expect(shipped).toHaveLength(8);
+    expect(result.parts).toEqual([
+      {
+        kind: "file",
+        name: "CLAUDE.md",
+        path: "CLAUDE.md",
+        present: true,
+        chars: CLAUDE_MD.length,
+        tokens: tokens(CLAUDE_MD),
+      },
+      {
+        kind: "memory-brief",
+        name: "memory brief",
+        present: true,
+        chars: brief.length,
+        tokens: tokens(brief),
+      },
+      {
+        kind: "skill",
+        name: "release-checklist",
+        path: skillFile,
+        present: true,
+        chars: SKILL.length,
+        tokens: tokens(SKILL),
+      },
+      ...shipped,
+    ]);
+    expect(result.missing).toEqual([]);
+    expect(result.totalTokens).toBe(result.parts.reduce((sum, part) => sum + part.tokens, 0));
+    expect(result.totalTokens).toBeGreaterThan(tokens(guide) + 7 * 100);
+
+    const human = await kxm(["explain", "--mode", "browser"], { cwd: root });
+    expect(human.code, human.stderr).toBe(0);
+    const lines = human.stdout.split("\n");
+    expect(lines).toContain(
+      `${String(tokens(guide)).padStart(7)}  docs/guides/browser.md (shipped with kxm)`,
+    );
+    const start = "plugins/kxm/skills/kxm-browser-start/SKILL.md";
+    expect(lines).toContain(
+      `${String(tokens(source(start))).padStart(7)}  skill kxm-browser-start (${start}, shipped with kxm)`,
+    );
+  });
+
   test.concurrent("a file the mode names that does not exist is listed as missing, not fatal", {
     timeout: 90_000,
   }, async () => {
@@ -206,7 +279,7 @@ describe("kxm explain --mode", () => {
       ["docs/review.md"],
     ]);
     const unknown = await kxm(["explain", "--mode", "nope"], { cwd: root });
-    expectUsageError(unknown, "explain", /the modes are claude-code, codex, gemini-cli, review$/);
+    expectUsageError(unknown, "explain", /the modes are browser, claude-code, codex, gemini-cli, review$/);
   });
 
   test.concurrent("a malformed .kxm/modes.yaml fails with one line naming the file, the field and the rule", {

@@ -9,12 +9,18 @@ import {
   type ModeDefinition,
 } from "../modes.js";
 
-/** One part of a mode's prompt: a context file, the memory brief or a skill. */
+/**
+ * One part of a mode's prompt: a context file, the memory brief or a skill of the project, or a file or skill that
+ * KXM ships (`kxm-file`, `kxm-skill`: read from the CLI's own copy, since a project does not hold KXM's docs).
+ */
 interface Part {
-  kind: "file" | "memory-brief" | "skill";
+  kind: "file" | "memory-brief" | "skill" | "kxm-file" | "kxm-skill";
   /** The file's path, `memory brief`, or the skill's name. */
   name: string;
-  /** The file it is read from, relative to the project root (the brief has none: `kxm memory brief` prints it). */
+  /**
+   * The file it is read from: relative to the project root, or for KXM's own parts its path in KXM's repository
+   * (the brief has none: `kxm memory brief` prints it).
+   */
   path?: string;
   present: boolean;
   chars: number;
@@ -81,7 +87,14 @@ export default class Explain extends KxmCommand {
     this.say("");
     this.say(`${"tokens".padStart(7)}  part`);
     for (const part of parts) {
-      const label = part.kind === "skill" ? `skill ${part.name} (${part.path})` : part.name;
+      const label =
+        part.kind === "skill"
+          ? `skill ${part.name} (${part.path})`
+          : part.kind === "kxm-skill"
+            ? `skill ${part.name} (${part.path}, shipped with kxm)`
+            : part.kind === "kxm-file"
+              ? `${part.name} (shipped with kxm)`
+              : part.name;
       const size = part.present ? String(part.tokens) : "-";
       this.say(`${size.padStart(7)}  ${label}${part.present ? "" : `: ${part.note}`}`);
     }
@@ -105,7 +118,13 @@ function absent(kind: Part["kind"], name: string, note: string, path?: string): 
   return { kind, name, ...(path === undefined ? {} : { path }), present: false, chars: 0, tokens: 0, note };
 }
 
-/** Reads each part of `mode` under `root`, in the mode's order: its files, the memory brief, then the skills. */
+/** Where the build puts the copies of KXM's own files that modes name (scripts/assets.mjs), under their paths. */
+const ASSETS = new URL("../assets/", import.meta.url);
+
+/**
+ * Reads each part of `mode` under `root`, in the mode's order: its files, the memory brief, the project's skills,
+ * then KXM's own files and skills from the CLI's assets.
+ */
 async function measure(root: string, mode: ModeDefinition): Promise<Part[]> {
   const { readFile } = await import("node:fs/promises");
   const { join } = await import("node:path");
@@ -140,6 +159,19 @@ async function measure(root: string, mode: ModeDefinition): Promise<Part[]> {
             : present("skill", skill.name, skill.text, skill.file),
         );
       }
+    }
+  }
+  for (const file of mode.kxmFiles ?? []) {
+    const segments = file.split("/");
+    const isSkill = segments.at(-1) === "SKILL.md" && segments.length >= 2;
+    const kind = isSkill ? "kxm-skill" : "kxm-file";
+    const name = isSkill ? segments.at(-2)! : file;
+    try {
+      parts.push(present(kind, name, await readFile(new URL(file, ASSETS), "utf8"), file));
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      parts.push(absent(kind, name, "not in this kxm's assets (a broken build or install)", file));
     }
   }
   return parts;
