@@ -71,6 +71,46 @@ function installCli() {
   console.log("");
 }
 
+/** The agent-browser release the browser tests drive (its CLI ships its native binary inside the npm package). */
+const AGENT_BROWSER = "agent-browser@0.41.2";
+
+/**
+ * Installs agent-browser outside the pnpm workspace, into node_modules/.cache/kxm/agent-browser, and returns the
+ * environment that names it for the browser tests. Its engines field asks for Node 24 although it runs on Node 20,
+ * so it is kept out of the workspace rather than weakening engine-strict. Its install script only downloads a
+ * binary the package already holds, so it is skipped. KXM_AGENT_BROWSER_BIN set by the caller wins.
+ */
+function agentBrowserEnv(cacheDir) {
+  if (process.env.KXM_AGENT_BROWSER_BIN) return {};
+  const prefix = join(cacheDir, "agent-browser");
+  const bin = join(prefix, "node_modules", "agent-browser", "bin", "agent-browser.js");
+  const probe = spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8" });
+  if (probe.status !== 0 || !probe.stdout.includes(AGENT_BROWSER.split("@")[1])) {
+    mkdirSync(prefix, { recursive: true });
+    const npmArgs = ["install", "--prefix", prefix, "--no-save", "--ignore-scripts", "--engine-strict=false"];
+    const args = [...npmArgs, "--no-audit", "--no-fund", "--loglevel=error", AGENT_BROWSER];
+    const result = spawnSync("npm", args, { cwd: root, env, stdio: "inherit", shell });
+    if (result.status !== 0) {
+      console.error(`\ninstalling ${AGENT_BROWSER} for the browser tests failed (exit ${result.status}).`);
+      process.exit(1);
+    }
+  }
+  return { KXM_AGENT_BROWSER_BIN: bin };
+}
+
+/** The browser tests drive a real Chromium: Debian's package, never a downloaded one. */
+function checkChromium() {
+  const path = process.env.KXM_CHROMIUM_PATH || "/usr/bin/chromium";
+  const probe = spawnSync(path, ["--version"], { encoding: "utf8" });
+  if (probe.status !== 0) {
+    console.error(
+      `\nThe browser tests need Chromium at ${path}: install it (sudo apt-get install chromium on Debian or ` +
+        "Ubuntu; .ci/run does this), or set KXM_CHROMIUM_PATH to a Chromium binary.",
+    );
+    process.exit(1);
+  }
+}
+
 function summarizeVitest(file) {
   const report = JSON.parse(readFileSync(file, "utf8"));
   const skipped = report.numPendingTests + report.numTodoTests;
@@ -105,6 +145,8 @@ const tasks = {
     run("unused files, exports and dependencies check (pnpm knip, knip.jsonc)", ["run", "knip"]);
     const reportDir = join(root, "node_modules", ".cache", "kxm");
     mkdirSync(reportDir, { recursive: true });
+    checkChromium();
+    const testEnv = { ...env, ...agentBrowserEnv(reportDir) };
     const reportFile = join(reportDir, "vitest-report.json");
     const [cmd, ...rest] = [
       ...pnpmCmd,
@@ -115,7 +157,7 @@ const tasks = {
       "--reporter=json",
       `--outputFile.json=${reportFile}`,
     ];
-    const result = spawnSync(cmd, rest, { cwd: root, env, stdio: "inherit", shell });
+    const result = spawnSync(cmd, rest, { cwd: root, env: testEnv, stdio: "inherit", shell });
     const ok = summarizeVitest(reportFile);
     process.exit(result.status === 0 && ok ? 0 : 1);
   },
