@@ -100,12 +100,12 @@ function agentBrowserEnv(cacheDir) {
 
 /** The browser tests drive a real Chromium: Debian's package, never a downloaded one. */
 function checkChromium() {
-  const path = process.env.KXM_CHROMIUM_PATH || "/usr/bin/chromium";
+  const path = "/usr/bin/chromium";
   const probe = spawnSync(path, ["--version"], { encoding: "utf8" });
   if (probe.status !== 0) {
     console.error(
       `\nThe browser tests need Chromium at ${path}: install it (sudo apt-get install chromium on Debian or ` +
-        "Ubuntu; .ci/run does this), or set KXM_CHROMIUM_PATH to a Chromium binary.",
+        "Ubuntu; .ci/run does this).",
     );
     process.exit(1);
   }

@@ -1,6 +1,6 @@
 // The release set-up of docs/contributing.md: the published packages are one changesets `fixed` group, every other
 // workspace package is private, each published package has a CHANGELOG.md that starts at its current version, and
-// `pnpm version-packages` (changeset version), run for real on a copy of the workspace's manifests, bumps the ten
+// `pnpm version-packages` (changeset version), run for real on a copy of the workspace's manifests, bumps the eleven
 // packages together and writes their changelogs while leaving the private ones alone.
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
@@ -42,9 +42,9 @@ beforeAll(() => {
 });
 
 describe("what is published", () => {
-  test("the published packages are the ten under packages/ and apps/, and they are the one fixed group", () => {
+  test("the published packages are the eleven under packages/ and apps/, and they are the one fixed group", () => {
     for (const { folder } of published()) expect(folder).toMatch(/^(packages|apps)\//);
-    expect(published()).toHaveLength(10);
+    expect(published()).toHaveLength(11);
     expect(config.fixed).toHaveLength(1);
     expect([...config.fixed[0]!].sort()).toEqual(
       published()

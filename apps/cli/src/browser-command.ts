@@ -69,7 +69,7 @@ export const STATE_WORDS: Record<ControlState, string> = {
 };
 
 /** An epoch-milliseconds time as an ISO string. */
-export function iso(ms: number): string {
+function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 

@@ -2,10 +2,11 @@
 // CI target is the Steel-compatible test server (@kxm/steel-test-server, real Chromium per session); the opt-in
 // live target is a real deployment (`STEEL_API_URL` set, see live.test.ts). A figure or page the suite needs comes
 // from the target, so nothing here assumes loopback: pages are written with setContent, not fetched.
+
+import { tempDir } from "@kxm/test-support";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { openBrowser, SteelClient, type Browser, type SteelConfig } from "../../src/index.js";
-import { tempDir } from "@kxm/test-support";
+import { type Browser, openBrowser, SteelClient, type SteelConfig } from "../../src/index.js";
 
 export interface ContractTarget {
   /** Names the target in test titles. */
@@ -24,7 +25,7 @@ export function steelContract(target: ContractTarget): void {
       const started = await target.start();
       close = started.close;
       pageUrl = started.pageUrl;
-      config = { ...started.config, stateDir: tempDir("kxm-steel-contract-") };
+      config = { ...started.config, stateDir: await tempDir("kxm-steel-contract-") };
       browser = openBrowser(config);
     }, 60_000);
     afterAll(async () => {
@@ -61,7 +62,7 @@ export function steelContract(target: ContractTarget): void {
     }, 90_000);
 
     test("a wrong key is browser_auth_failed and the message holds no key", async () => {
-      const wrong = "wrong-key-" + "x".repeat(24);
+      const wrong = `wrong-key-${"x".repeat(24)}`;
       const client = new SteelClient({ ...config, key: wrong });
       const error = await client.list().then(
         () => undefined,

@@ -1,12 +1,13 @@
 // Human takeover end to end, with real parts: a real Chromium per session behind the Steel test server (which
 // stands in for Steel's REST API and CDP endpoint: see @kxm/steel-test-server), a real local site whose sign-in
 // asks for a second factor, playwright-core over CDP for the agent, and a scripted operator in the viewer's place.
-import { tempDir } from "@kxm/test-support";
+
 import { startSteelTestServer } from "@kxm/steel-test-server";
+import { tempDir } from "@kxm/test-support";
 import { chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { openBrowser, type Browser, type SteelConfig } from "../../src/index.js";
-import { PASSWORD, startMfaSite, USER, type MfaSite } from "./mfa-site.js";
+import { type Browser, openBrowser, type SteelConfig } from "../../src/index.js";
+import { type MfaSite, PASSWORD, startMfaSite, USER } from "./mfa-site.js";
 
 const KEY = "steel-test-key-0123456789abcdef";
 
@@ -16,7 +17,12 @@ let config: SteelConfig;
 
 beforeAll(async () => {
   [steel, site] = await Promise.all([startSteelTestServer({ apiKey: KEY }), startMfaSite()]);
-  config = { apiUrl: steel.url, key: KEY, stateDir: tempDir("kxm-takeover-"), requestTimeoutMs: 10_000 };
+  config = {
+    apiUrl: steel.url,
+    key: KEY,
+    stateDir: await tempDir("kxm-takeover-"),
+    requestTimeoutMs: 10_000,
+  };
 }, 60_000);
 afterAll(async () => {
   await Promise.all([steel?.close(), site?.close()]);
@@ -50,10 +56,13 @@ async function signInUntilMfa(browser: Browser, id: string): Promise<void> {
  * own endpoint, not KXM's, because the operator's channel is the viewer, which KXM never hands the agent.
  */
 async function operatorEntersCode(id: string): Promise<void> {
-  await onPage(steel.cdpUrl(id), async (page) => {
-    await page.fill("#code", site.code());
-    await Promise.all([page.waitForURL(/\/account$/), page.click("#verify")]);
-  });
+  await onPage(
+    `${steel.url.replace(/^http/, "ws")}/v1/devtools?sessionId=${id}&apiKey=${KEY}`,
+    async (page) => {
+      await page.fill("#code", site.code());
+      await Promise.all([page.waitForURL(/\/account$/), page.click("#verify")]);
+    },
+  );
 }
 
 describe("human takeover", () => {
@@ -119,7 +128,7 @@ describe("human takeover", () => {
     const { session } = await browser.create({ timeoutMs: 120_000 });
     await signInUntilMfa(browser, session.id);
     await browser.requestTakeover(session.id, "MFA");
-    steel.expire(session.id);
+    await steel.expire(session.id);
 
     // The signed-in state is gone with the session: KXM says so instead of handing out a dead CDP URL.
     await expect(browser.confirm(session.id)).rejects.toMatchObject({ code: "browser_session_released" });
