@@ -18,7 +18,7 @@ export default class BrowserConnect extends BrowserCommand {
     "{id, state, viewerUrl, attach}, or {cdpUrl} with --print-cdp-url.";
   static override examples = [
     "<%= config.bin %> <%= command.id %> 5b1f7c9e-0d7a-4f43-9a61-3c2d8e4f1a20",
-    'agent-browser --cdp "$(<%= config.bin %> <%= command.id %> 5b1f7c9e-0d7a-4f43-9a61-3c2d8e4f1a20 --print-cdp-url)" snapshot',
+    "<%= config.bin %> <%= command.id %> 5b1f7c9e-0d7a-4f43-9a61-3c2d8e4f1a20 --print-cdp-url | node attach.mjs",
   ];
   static override args = {
     "session-id": Args.string({ description: "The session's id", required: true }),
