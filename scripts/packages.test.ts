@@ -51,8 +51,8 @@ beforeAll(() => {
 }, 180_000);
 
 describe("every package is publishable", () => {
-  test("the workspace has ten packages to publish", () => {
-    expect(folders.length).toBe(10);
+  test("the workspace has eleven packages to publish", () => {
+    expect(folders.length).toBe(11);
   });
 
   test.for(folders)("%s: LICENSE, license, repository and files", (folder) => {
