@@ -15,7 +15,7 @@
 // list served here, its proxies, CAPTCHA solving, fingerprinting and session context, its pagination limits) or
 // behind an operator's authenticating gateway (TLS, wss, a key checked elsewhere). The opt-in live suite, run with
 // STEEL_API_URL set, covers that.
-export { chromiumFlags } from "./chromium.js";
+export { type ChromiumProcess, chromiumFlags, launchChromium } from "./chromium.js";
 export {
   type Flavour,
   type RecordedRequest,

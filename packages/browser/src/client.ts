@@ -1,6 +1,7 @@
 // The Steel REST client: fetch with the key in the `steel-api-key` header (decision 0015), a timeout per call,
 // and every failure a KxmError whose message names the origin, the method and the path, never the key.
 import { KxmError } from "@kxm/contract";
+import { unreachableReason } from "@kxm/contract/client";
 import type { SteelConfig } from "./config.js";
 import { redactSecret } from "./redact.js";
 import { parseSession, parseSessionList } from "./schema.js";
@@ -11,44 +12,6 @@ import { deploymentOf, endpointUrl, sessionPath } from "./urls.js";
 export const STEEL_KEY_HEADER = "steel-api-key";
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-
-/** What a connection failure's system code means, in words. */
-const NETWORK_REASONS: Readonly<Record<string, string>> = {
-  ECONNREFUSED: "connection refused",
-  ECONNRESET: "connection reset",
-  ENOTFOUND: "host not found",
-  EAI_AGAIN: "host name lookup failed",
-  EHOSTUNREACH: "host unreachable",
-  ENETUNREACH: "network unreachable",
-  ETIMEDOUT: "connection timed out",
-  EPIPE: "connection closed",
-  UND_ERR_SOCKET: "connection closed",
-  UND_ERR_CONNECT_TIMEOUT: "connection timed out",
-};
-
-function systemCode(error: unknown, depth = 0): string | undefined {
-  if (typeof error !== "object" || error === null || depth > 4) return undefined;
-  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof code === "string" && /^[A-Z][A-Z_]+$/.test(code)) return code;
-  if (Array.isArray(errors)) {
-    for (const inner of errors) {
-      const found = systemCode(inner, depth + 1);
-      if (found !== undefined) return found;
-    }
-  }
-  return systemCode(cause, depth + 1);
-}
-
-function unreachableReason(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
-    return `no answer within ${timeoutMs} ms`;
-  }
-  const code = systemCode(error);
-  if (code !== undefined) return `${NETWORK_REASONS[code] ?? "the connection failed"} (${code})`;
-  const cause = error instanceof Error ? (error.cause as unknown) : undefined;
-  if (cause instanceof Error && cause.message !== "") return cause.message;
-  return error instanceof Error ? error.message : String(error);
-}
 
 interface Call {
   method: "GET" | "POST";
@@ -115,23 +78,19 @@ export class SteelClient {
 
   async #json(call: Call): Promise<unknown> {
     const response = await this.#send(call);
-    const path = endpointUrl(this.#apiUrl, call.path).pathname;
     let text: string;
     try {
       text = await response.text();
     } catch (error) {
       throw this.#error(
         "browser_unreachable",
-        `Steel at ${deploymentOf(this.#apiUrl)} broke off its answer to ${call.method} ${path}: ${unreachableReason(error, this.#timeoutMs)}`,
+        `${this.#context(call)}, then broke off: ${unreachableReason(error, this.#timeoutMs)}`,
       );
     }
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      throw this.#error(
-        "browser_answer_invalid",
-        `Steel at ${deploymentOf(this.#apiUrl)} answered ${call.method} ${path} with a body that is not JSON`,
-      );
+      throw this.#error("browser_answer_invalid", `${this.#context(call)} with a body that is not JSON`);
     }
   }
 

@@ -29,7 +29,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await site?.close();
-  await browserProcess?.stop();
+  await browserProcess?.kill();
 });
 
 beforeAll(async () => {

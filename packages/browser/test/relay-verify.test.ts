@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await steel?.close();
   await site?.close();
-  await browserProcess?.stop();
+  await browserProcess?.kill();
 });
 
 function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
