@@ -63,6 +63,11 @@ export interface Browser {
   close(): void;
 }
 
+/** Why KXM holds a session ended, from what the server answered for it (undefined: it has no such session). */
+function endCause(remote: SteelSession | undefined): string {
+  return remote === undefined ? "gone from the server" : `the server says ${remote.status}`;
+}
+
 function codeOf(error: unknown): unknown {
   return (error as { code?: unknown } | null)?.code;
 }
@@ -149,7 +154,7 @@ class BrowserService implements Browser {
     if (row?.state === "RELEASED") assertAgentMayAct(row, action);
     const remote = await this.#remote(id);
     if (remote === undefined || !isLive(remote)) {
-      const cause = remote === undefined ? "gone from the server" : `the server says ${remote.status}`;
+      const cause = endCause(remote);
       if (row === undefined) {
         if (remote === undefined)
           throw new KxmError("browser_session_not_found", `no session ${id} on the server`);
@@ -205,10 +210,7 @@ class BrowserService implements Browser {
     let tracked = this.#tracker.get(this.#deployment, id);
     if (tracked !== undefined && tracked.state !== "RELEASED") {
       if (remote === undefined || !isLive(remote)) {
-        tracked = this.#markEnded(
-          id,
-          remote === undefined ? "gone from the server" : `the server says ${remote.status}`,
-        );
+        tracked = this.#markEnded(id, endCause(remote));
       } else {
         tracked = this.#touch(id);
       }
@@ -236,27 +238,36 @@ class BrowserService implements Browser {
   async release(id: string, actor: "agent" | "operator") {
     const row = this.#tracker.get(this.#deployment, id);
     if (row?.state === "RELEASED") return row;
-    let gone = false;
-    try {
-      await this.#client.release(id);
-    } catch (error) {
-      if (codeOf(error) !== "browser_session_not_found") throw error;
-      if (row === undefined) throw error;
-      gone = true;
+    // Read the session back first: a deployment that ignores the id on release (open-source Steel) releases
+    // whatever session it holds now, so KXM asks for a release only of a session the server still has live.
+    let remote = await this.#remote(id);
+    if (remote !== undefined && isLive(remote)) {
+      try {
+        await this.#client.release(id);
+      } catch (error) {
+        if (codeOf(error) !== "browser_session_not_found") throw error;
+        remote = undefined;
+      }
     }
-    const cause = gone ? "gone from the server" : `released by the ${actor}`;
+    const ended = remote === undefined || !isLive(remote);
+    const cause = ended ? endCause(remote) : `released by the ${actor}`;
     if (row === undefined) {
-      const now = this.#now();
+      if (remote === undefined) {
+        throw new KxmError(
+          "browser_session_not_found",
+          `no session ${id} on the server, and KXM tracks none`,
+        );
+      }
       const released: TrackedSession = {
         ...this.#newRow({ id }, undefined),
         state: "RELEASED",
-        releasedAt: now,
+        releasedAt: this.#now(),
         releaseCause: cause,
       };
       this.#tracker.insert(released, cause);
       return released;
     }
-    const event: TakeoverEvent = gone ? { type: "ended", cause } : { type: "release", cause };
+    const event: TakeoverEvent = ended ? { type: "ended", cause } : { type: "release", cause };
     return this.#tracker.update(
       this.#deployment,
       id,
@@ -349,10 +360,7 @@ class BrowserService implements Browser {
         lastRemote = now;
         const remote = await this.#remote(id);
         if (remote === undefined || !isLive(remote)) {
-          this.#markEnded(
-            id,
-            remote === undefined ? "gone from the server" : `the server says ${remote.status}`,
-          );
+          this.#markEnded(id, endCause(remote));
           continue;
         }
       }

@@ -32,6 +32,13 @@ function minutes(ms: number): string {
   return n === 1 ? "1 minute" : `${n} minutes`;
 }
 
+/** A span in words: seconds below a minute, else whole minutes. */
+function span(ms: number): string {
+  if (ms >= 60_000) return minutes(ms);
+  const n = Math.ceil(ms / 1000);
+  return n === 1 ? "1 second" : `${n} seconds`;
+}
+
 /** The plan for one sweep, sorted by session id (code units). */
 export function planSweep(input: SweepInput): SweepEntry[] {
   const idleMs = input.idleMs ?? DEFAULT_IDLE_MS;
@@ -82,6 +89,14 @@ export function planSweep(input: SweepInput): SweepEntry[] {
       });
     } else if (heldByPerson(row.state)) {
       entries.push({ id: row.id, action: "keep", tracked: true, reason: `held by a person (${row.state})` });
+    } else if (input.nowMs - row.createdAt > row.timeoutMs) {
+      // Open-source Steel ignores the timeout a create asks for: KXM ends what the server did not.
+      entries.push({
+        id: row.id,
+        action: "release",
+        tracked: true,
+        reason: `tracked, past its timeout of ${span(row.timeoutMs)} (the server did not end it)`,
+      });
     } else if (input.nowMs - row.lastActivityAt > idleMs) {
       entries.push({
         id: row.id,

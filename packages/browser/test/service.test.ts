@@ -30,7 +30,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await site?.close();
-  await browserProcess?.stop();
+  await browserProcess?.kill();
 });
 
 afterEach(async () => {
@@ -267,7 +267,8 @@ describe("openBrowser: sweep", () => {
   test("dry run lists the plan and releases nothing; the real run releases and marks", async () => {
     let now = Date.parse("2026-12-02T12:00:00Z");
     const { browser, steel } = await setUp({ now: () => now });
-    const idle = await browser.create();
+    // Within its own timeout, so that idleness is what sweeps it (past the timeout is its own rule).
+    const idle = await browser.create({ timeoutMs: 60 * MIN });
     const held = await browser.create();
     const gone = await browser.create();
     await browser.requestTakeover(held.session.id, "login");

@@ -14,13 +14,13 @@ function remote(id: string, ageMs: number | undefined, status = "live"): SteelSe
   };
 }
 
-function tracked(id: string, state: ControlState, idleMs: number): TrackedSession {
+function tracked(id: string, state: ControlState, idleMs: number, timeoutMs = 120 * MIN): TrackedSession {
   return {
     id,
     deployment: "http://steel.test",
     createdAt: NOW - 60 * MIN,
     lastActivityAt: NOW - idleMs,
-    timeoutMs: 1_800_000,
+    timeoutMs,
     state,
   };
 }
@@ -105,6 +105,52 @@ describe("planSweep", () => {
       }),
     ).toEqual([{ id: "t1", action: "keep", tracked: true, reason: "tracked, in use" }]);
   });
+
+  test("a tracked session in use past its own timeout is released: the server did not end it", () => {
+    expect(
+      planSweep({
+        remote: [remote("t1", 60 * MIN)],
+        tracked: [tracked("t1", "AGENT_CONTROL", 1 * MIN, 30 * MIN)],
+        nowMs: NOW,
+      }),
+    ).toEqual([
+      {
+        id: "t1",
+        action: "release",
+        tracked: true,
+        reason: "tracked, past its timeout of 30 minutes (the server did not end it)",
+      },
+    ]);
+    expect(
+      planSweep({
+        remote: [remote("t1", 60 * MIN)],
+        tracked: [tracked("t1", "AGENT_CONTROL", 0, 5_000)],
+        nowMs: NOW,
+      })[0]?.reason,
+    ).toBe("tracked, past its timeout of 5 seconds (the server did not end it)");
+  });
+
+  test("exactly at its timeout a tracked session is not yet past it", () => {
+    const at = planSweep({
+      remote: [remote("t1", 60 * MIN)],
+      tracked: [tracked("t1", "AGENT_CONTROL", 1 * MIN, 60 * MIN)],
+      nowMs: NOW,
+    });
+    expect(at).toEqual([{ id: "t1", action: "keep", tracked: true, reason: "tracked, in use" }]);
+  });
+
+  test.each(["HUMAN_CONTROL", "VERIFY_AUTHENTICATION"] as const)(
+    "a session a person holds (%s) is kept even past its timeout",
+    (state) => {
+      expect(
+        planSweep({
+          remote: [remote("t1", 60 * MIN)],
+          tracked: [tracked("t1", state, 30 * MIN, 10 * MIN)],
+          nowMs: NOW,
+        }),
+      ).toEqual([{ id: "t1", action: "keep", tracked: true, reason: `held by a person (${state})` }]);
+    },
+  );
 
   test("a tracked session the server no longer lists is marked released", () => {
     expect(planSweep({ remote: [], tracked: [tracked("t1", "HUMAN_CONTROL", 0)], nowMs: NOW })).toEqual([

@@ -7,6 +7,7 @@ export default class BrowserSweep extends BrowserCommand {
   static override description =
     "Compares the server's sessions with the tracker's: an untracked session older than --idle is released; one " +
     "with no creation time is kept (it cannot be attributed); a tracked session a person holds is kept; a tracked " +
+    "one past the timeout it was created with is released (open-source Steel ignores that timeout); a tracked " +
     "one idle longer than --idle is released; a tracked one the server no longer lists is marked released. One " +
     "line per session, sorted by id, with what was done and why. Releases go one at a time, and the server is " +
     "read again after each: when a release changed another session too (open-source Steel ignores the id), the " +
