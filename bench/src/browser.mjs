@@ -8,8 +8,8 @@
 //    connectOverCDP on its websocketUrl, and a local chromium.launch of /usr/bin/chromium with no Steel at all.
 //    The runs alternate between the three ways, each sample a fresh session (a fresh Chromium).
 // 2. A sweep over 100 sessions (the server starts their Chromium lazily, so they cost nothing): sessions created on
-//    the server outside KXM's tracker and older than the idle limit. KXM's sweep (plan, then release one at a time,
-//    reading the list back after each release to catch a server that released another session) against a
+//    the server outside KXM's tracker and older than the idle limit. KXM's sweep (plan, then one probe release read
+//    back to catch a server that releases another session, then the rest eight at a time and one read at the end) against a
 //    steel-sdk loop that lists the sessions (its cursor pages) and releases those past the limit, one at a time.
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";

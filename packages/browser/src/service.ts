@@ -389,29 +389,43 @@ class BrowserService implements Browser {
       if (entry.action !== "mark_released") continue;
       if (this.#markEnded(entry.id, entry.reason)?.state === "RELEASED") report.markedReleased.push(entry.id);
     }
-    for (const entry of entries) {
-      if (entry.action !== "release") continue;
-      const liveBefore = new Set(remote.filter(isLive).map((s) => s.id));
-      try {
-        await this.#client.release(entry.id);
-      } catch (error) {
-        if (codeOf(error) !== "browser_session_not_found") throw error;
-      }
-      this.#markEnded(entry.id, `swept: ${entry.reason}`);
-      report.released.push(entry.id);
+    // The first release is a probe: a server that ignores the id (open-source Steel releases its one session
+    // whatever id a release names) shows it here, before anything else is released. An honest server then gets
+    // the rest of the plan at once, and one list at the end checks that nothing outside the plan went with it.
+    const releases = entries.filter((entry) => entry.action === "release");
+    let liveBefore = new Set(remote.filter(isLive).map((s) => s.id));
+    for (const batch of [releases.slice(0, 1), releases.slice(1)]) {
+      if (batch.length === 0) continue;
+      await eachAtMost(SWEEP_CONCURRENCY, batch, async (entry) => {
+        try {
+          await this.#client.release(entry.id);
+        } catch (error) {
+          if (codeOf(error) !== "browser_session_not_found") throw error;
+        }
+        this.#markEnded(entry.id, `swept: ${entry.reason}`);
+        report.released.push(entry.id);
+      });
+      report.released.sort(compareCodeUnits);
       remote = await this.#client.list();
       const liveAfter = new Set(remote.filter(isLive).map((s) => s.id));
+      const planned = new Set(batch.map((entry) => entry.id));
       const alsoGone = [...liveBefore]
-        .filter((id) => id !== entry.id && !liveAfter.has(id))
+        .filter((id) => !planned.has(id) && !liveAfter.has(id))
         .sort(compareCodeUnits);
       if (alsoGone.length > 0) {
+        const asked =
+          planned.size === 1
+            ? `session ${[...planned].join("")}`
+            : `sessions ${[...planned].sort(compareCodeUnits).join(", ")}`;
+        const were = planned.size === 1 ? "was" : "were";
         for (const id of alsoGone)
-          this.#markEnded(id, `released by the server when session ${entry.id} was released`);
+          this.#markEnded(id, `released by the server when ${asked} ${were} released`);
         throw new KxmError(
           "browser_release_mismatch",
-          `releasing session ${entry.id} also released ${alsoGone.join(", ")}: the sweep stopped (the server ignores the session id on release?); released so far: ${report.released.join(", ")}`,
+          `releasing ${asked} also released ${alsoGone.join(", ")}: the sweep stopped (the server ignores the session id on release?); released so far: ${report.released.join(", ")}`,
         );
       }
+      liveBefore = liveAfter;
     }
     return report;
   }
@@ -427,6 +441,31 @@ class BrowserService implements Browser {
   close() {
     this.#tracker.close();
   }
+}
+
+/** How many releases a sweep has in flight at once, after its first. */
+const SWEEP_CONCURRENCY = 8;
+
+/** Runs `work` on every item, at most `limit` at a time; the first failure is thrown once all have settled. */
+async function eachAtMost<T>(
+  limit: number,
+  items: readonly T[],
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const failures: unknown[] = [];
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await work(item);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failures.length > 0) throw failures[0];
 }
 
 /** The browser service for one Steel deployment: client, tracker and takeover rules. Close it when done. */

@@ -9,9 +9,9 @@ export default class BrowserSweep extends BrowserCommand {
     "with no creation time is kept (it cannot be attributed); a tracked session a person holds is kept; a tracked " +
     "one past the timeout it was created with is released (open-source Steel ignores that timeout); a tracked " +
     "one idle longer than --idle is released; a tracked one the server no longer lists is marked released. One " +
-    "line per session, sorted by id, with what was done and why. Releases go one at a time, and the server is " +
-    "read again after each: when a release changed another session too (open-source Steel ignores the id), the " +
-    "sweep stops with browser_release_mismatch. --dry-run lists the plan and releases nothing. --json prints " +
+    "line per session, sorted by id, with what was done and why. The first release is a probe: the server is " +
+    "read again after it, and when it changed another session too (open-source Steel ignores the id), the sweep " +
+    "stops with browser_release_mismatch; the rest are released eight at a time and checked by one more read. --dry-run lists the plan and releases nothing. --json prints " +
     "the report.";
   static override examples = [
     "<%= config.bin %> <%= command.id %> --dry-run",
