@@ -34,8 +34,9 @@ export function browserReport(browser) {
     ),
     "",
     `Sweep: ${sweep.sessions} untracked sessions past the idle limit (their Chromium never started), all released. ` +
-      "KXM reads the list back after each release (open-source Steel may release another session than the one " +
-      "asked for); the steel-sdk loop lists once and releases each.",
+      "KXM opens its tracker, lists, releases one session and reads the list back (open-source Steel may release " +
+      "another session than the one asked for), then releases the rest eight at a time and reads the list once " +
+      "more; the steel-sdk loop lists once and releases each, one at a time, with no check.",
     "",
     table(
       [`sweep of ${sweep.sessions}`, "p50 ms", "p95 ms", "runs", "ms per session", "p50 / KXM"],

@@ -132,7 +132,9 @@ export class SteelClient {
       body: {},
       sessionId: id,
     });
-    await response.body?.cancel().catch(() => undefined);
+    // Read to the end rather than cancelled: a cancelled body closes the connection, and a sweep's next release
+    // would pay for a new one.
+    await response.arrayBuffer().catch(() => undefined);
   }
 
   /** POST /v1/scrape: one page fetched without a session; Steel's JSON answer as it is. */
