@@ -155,6 +155,19 @@ describe("journal", () => {
     expect(entry.id).toMatch(/^j_[0-9a-f]{24}$/);
     expect(await store.listJournal("demo")).toEqual([entry]);
     expect(journalEntryToItem(entry).kind).toBe("knowledge");
+    // A token in the stage is redacted too: the stage is stored, filtered on and shown.
+    const staged = await store.appendJournal(
+      {
+        project: "demo",
+        runId: "r1",
+        category: "observation",
+        stage: `deploy-ghp_${"c3D4".repeat(9)}`,
+        summary: "ok",
+      },
+      at(T0, 20),
+    );
+    expect(staged.stage).toBe("deploy-[redacted]");
+    expect((await store.listJournal("demo")).map((e) => e.stage)).toEqual(["verify", "deploy-[redacted]"]);
   });
 
   test("lesson and skill-candidate need evidence (journal_evidence_required 400); others do not", async () => {

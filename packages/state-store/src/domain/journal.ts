@@ -5,7 +5,7 @@ import { isoTime } from "../time.js";
 import type { AppendJournalInput } from "../types.js";
 
 /**
- * A new journal entry (docs/reference/behaviour.md section 6): id `j_<24 hex>`, `createdAt` = now, summary trimmed and redacted,
+ * A new journal entry (docs/reference/behaviour.md section 6): id `j_<24 hex>`, `createdAt` = now, summary trimmed and redacted, stage redacted,
  * evidence references redacted (equal ones merged), keys in the schema's order, no empty `evidenceRefs`. Refuses a malformed entry (`invalid_request` or
  * `context_limits_exceeded`), and a lesson or skill-candidate without evidence (400 `journal_evidence_required`,
  * through `journalEntryToItem`, so the entry is sure to become a valid item).
@@ -27,6 +27,8 @@ export function buildJournalEntry(input: AppendJournalInput, now: Date): Journal
     );
   }
   const entry: JournalEntry = { ...parsed, summary };
+  // A stage is a name, but nothing stops a caller from putting a token in it: it is stored redacted like the rest.
+  if (parsed.stage !== undefined) entry.stage = redactSecrets(parsed.stage);
   // The stored entry is what packets and the wiki read, so its references are redacted too (merged when equal).
   if (parsed.evidenceRefs !== undefined) entry.evidenceRefs = redactRefs(parsed.evidenceRefs);
   journalEntryToItem(entry);
