@@ -31,6 +31,7 @@ import { AdminToken, authorize, type Caller, credentialDigest, presentedCredenti
 import { answerUnsupportedExpectation, createClientErrorHandler } from "./client-errors.js";
 import { createHubLogger, describeError } from "./logging.js";
 import { createInProcessMark, registerMcp } from "./mcp.js";
+import { RouteMethods } from "./methods.js";
 import { assembledPacketJson } from "./packet-json.js";
 import { classifyError, INTERNAL_ERROR, routeOf, sendProblem } from "./problems.js";
 import { HANDLERS } from "./routes/index.js";
@@ -205,6 +206,9 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
     version,
   );
   SERVICES.set(app, hub);
+  // Every route, as it is added, for the 405 answer (and its Allow header) to a known path asked the wrong way.
+  const methods = new RouteMethods();
+  app.addHook("onRoute", (route) => methods.add(route.method, route.url));
 
   app.setErrorHandler((error, request, reply) => {
     const known = classifyError(error, ROUTE_BY_PATTERN.get(`${request.method} ${routeOf(request)}`));
@@ -218,6 +222,19 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
     return sendProblem(reply, known);
   });
   app.setNotFoundHandler((request, reply) => {
+    const path = (request.raw.url ?? "/").split("?")[0] ?? "/";
+    const allowed = methods.allowed(path);
+    if (allowed.length > 0) {
+      ERROR_CODES_SENT.set(request, "method_not_allowed");
+      reply.header("allow", allowed.join(", "));
+      return sendProblem(
+        reply,
+        new KxmError(
+          "method_not_allowed",
+          `${request.method} is not served here; this route takes ${allowed.join(", ")}`,
+        ),
+      );
+    }
     ERROR_CODES_SENT.set(request, "not_found");
     return sendProblem(reply, new KxmError("not_found", "no such route"));
   });

@@ -6,8 +6,13 @@ import { urlOf } from "./fixtures.js";
 import { ADMIN_TOKEN, call, createTestHub, projectWithAgent, type TestHub } from "./helpers.js";
 
 const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
-/** Codes any request may meet, whatever its route lists: an unknown URL, a body over the limit, the rate limit. */
-const GLOBAL_CODES: readonly ErrorCode[] = ["not_found", "payload_too_large", "rate_limited"];
+/** Codes any request may meet, whatever its route lists: an unknown URL or method, a body over the limit, the rate limit. */
+const GLOBAL_CODES: readonly ErrorCode[] = [
+  "not_found",
+  "method_not_allowed",
+  "payload_too_large",
+  "rate_limited",
+];
 
 function expectProblem(response: LightMyRequestResponse, status: number, code: ErrorCode): void {
   expect(response.headers["content-type"]).toMatch(/^application\/problem\+json/);
@@ -72,10 +77,22 @@ describe("bad input", () => {
     expectProblem(response, 400, "context_limits_exceeded");
   });
 
-  test("an unknown route or method is 404 not_found", async () => {
+  test("an unknown route is 404 not_found; a known one asked with another method is 405 with Allow", async () => {
     expectProblem(await call(hub.app, "GET", "/v1/nothing-here", key), 404, "not_found");
-    expectProblem(await call(hub.app, "PUT", "/v1/projects", ADMIN_TOKEN, {}), 404, "not_found");
     expectProblem(await call(hub.app, "GET", "/v2/health"), 404, "not_found");
+    expectProblem(await call(hub.app, "GET", "/v1/projects/demo/context/extra", key), 404, "not_found");
+    const put = await call(hub.app, "PUT", "/v1/projects", ADMIN_TOKEN, {});
+    expectProblem(put, 405, "method_not_allowed");
+    expect(put.headers.allow).toBe("GET, POST");
+    expect(put.json().detail).toBe("PUT is not served here; this route takes GET, POST");
+    const context = await hub.app.inject({ method: "OPTIONS", url: "/v1/projects/demo/context?x=1" });
+    expectProblem(context, 405, "method_not_allowed");
+    expect(context.headers.allow).toBe("POST");
+    const head = await hub.app.inject({ method: "HEAD", url: "/v1/projects/demo/recall" });
+    expectProblem(head, 405, "method_not_allowed");
+    // The hub serves no HEAD routes (exposeHeadRoutes is off): HEAD on a GET route is 405 too.
+    const health = await hub.app.inject({ method: "HEAD", url: "/v1/health" });
+    expect({ status: health.statusCode, allow: health.headers.allow }).toEqual({ status: 405, allow: "GET" });
   });
 
   test("a repeated or unknown query parameter is 400 invalid_request", async () => {

@@ -199,12 +199,13 @@ describe("malformed HTTP on a real socket", () => {
     expect(created?.status, created?.body).toBe(201);
   });
 
-  test("a HEAD or OPTIONS request and an unknown method of a known route are problem answers too", async () => {
+  test("a HEAD or OPTIONS request and an unknown method of a known route are 405 problem answers with Allow", async () => {
     for (const method of ["HEAD", "OPTIONS", "PUT", "DELETE"]) {
       const [answer] = parseAnswers(
         (await sendRaw(port, `${method} /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).raw,
       );
-      expect(answer?.status, method).toBe(404);
+      expect(answer?.status, method).toBe(405);
+      expect(answer?.headers.allow, method).toBe("GET");
       expect(answer?.headers["content-type"]).toMatch(/^application\/problem\+json/);
     }
   });

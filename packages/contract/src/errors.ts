@@ -60,6 +60,7 @@ export const ERROR_CATALOGUE = {
     status: 409,
     title: "The project still holds records or agent keys; remove it with force to delete them too",
   },
+  method_not_allowed: { status: 405, title: "The route exists but does not take this method" },
   payload_too_large: { status: 413, title: "The request body is over 256 KiB" },
   malformed_http: { status: 400, title: "The request is not well-formed HTTP/1.1" },
   request_timeout: { status: 408, title: "The request did not arrive in time" },
