@@ -14,9 +14,14 @@
 // jq and node; HOME is a fresh folder whose .gitconfig names a user, as on a developer's machine. A guide that
 // starts a hub gets KXM_PORT and KXM_HUB_URL for a free loopback port, standing in for the default 7420 (which
 // another process may hold): `127.0.0.1:7420` in the guide's commands means that port, and the port is written
-// back as 7420 in what they print. The arbiter guide's packages come from the workspace build (linked into the
-// folder's node_modules), standing in for its install step.
+// back as 7420 in what they print. The browser guide gets a Steel stand-in (@kxm/steel-test-server, the cloud
+// flavour, a real Chromium per session started at its first CDP connection): `https://steel.example.com` in its
+// commands means that server's URL, written back as `https://steel.example.com` in what they print; STEEL_API_KEY
+// (random each run) is in the shell's environment, never on a command line, and KXM_BROWSER_STATE_DIR is a folder
+// of its own, so the session tracker starts empty. The arbiter guide's packages come from the workspace build
+// (linked into the folder's node_modules), standing in for its install step.
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   existsSync,
@@ -30,6 +35,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { startSteelTestServer } from "@kxm/steel-test-server";
 import { freePort } from "@kxm/test-support";
 import { afterAll, describe, expect, test } from "vitest";
 import { docs, type Fence, fences, ROOT } from "./fences.js";
@@ -106,9 +112,22 @@ function quote(text: string): string {
   return `'${text.replaceAll("'", `'"'"'`)}'`;
 }
 
+/** The guides' stand-ins for what a reader has: the hub's port, and the browser guide's Steel deployment. */
+interface Stand {
+  port: number;
+  /** The Steel test server's URL, standing in for `STEEL`. */
+  steel?: string;
+}
+
+/** The Steel deployment the browser guide's commands name. */
+const STEEL = "https://steel.example.com";
+
 /** One bash script for a guide's steps; what each step prints goes to its own file under `out`. */
-function script(steps: Step[], out: string, port: number): string {
-  const local = (text: string) => text.replaceAll("127.0.0.1:7420", `127.0.0.1:${port}`);
+function script(steps: Step[], out: string, stand: Stand): string {
+  const local = (text: string) => {
+    const hub = text.replaceAll("127.0.0.1:7420", `127.0.0.1:${stand.port}`);
+    return stand.steel === undefined ? hub : hub.replaceAll(STEEL, stand.steel);
+  };
   const lines = [
     "set -e",
     // Whatever the guide started in the background stops with it.
@@ -197,9 +216,10 @@ function run(
   });
 }
 
-/** What a command printed, with the guide's stand-ins put back: the hub's port, and durations. */
-function shown(text: string, port: number): string {
-  return durations(text.replaceAll(`127.0.0.1:${port}`, "127.0.0.1:7420")).trimEnd();
+/** What a command printed, with the guide's stand-ins put back: the hub's port, Steel's URL, and durations. */
+function shown(text: string, stand: Stand): string {
+  const hub = text.replaceAll(`127.0.0.1:${stand.port}`, "127.0.0.1:7420");
+  return durations(stand.steel === undefined ? hub : hub.replaceAll(stand.steel, STEEL)).trimEnd();
 }
 
 /** A step's duration (`done in 0.1 s`) differs from run to run. */
@@ -235,7 +255,19 @@ describe("the guides, followed from an empty folder", () => {
     if (hub) Object.assign(env, { KXM_PORT: String(port), KXM_HUB_URL: `http://127.0.0.1:${port}` });
     const out = join(dirname(folder), "out");
     mkdirSync(out);
-    const result = await run(script(steps, out, port), folder, env);
+    const stand: Stand = { port };
+    // Steel is an outside service: the browser guide gets a stand-in for the reader's deployment.
+    const steelKey = randomBytes(24).toString("hex");
+    const steel =
+      guide === "browser" ? await startSteelTestServer({ apiKey: steelKey, launch: "lazy" }) : undefined;
+    if (steel) {
+      stand.steel = steel.url;
+      Object.assign(env, {
+        STEEL_API_KEY: steelKey,
+        KXM_BROWSER_STATE_DIR: join(dirname(folder), "browser-state"),
+      });
+    }
+    const result = await run(script(steps, out, stand), folder, env).finally(() => steel?.close());
     const reached = existsSync(join(out, "current")) ? readFileSync(join(out, "current"), "utf8") : "0";
     if (reached !== "done") {
       const failed = steps[Number(reached) - 1];
@@ -250,7 +282,7 @@ describe("the guides, followed from an empty folder", () => {
       step.commands.forEach((command, i) => {
         const at = join(out, `${n + 1}.${i}`);
         const where = `${command.fence.doc}:${command.fence.line} $ ${command.command}`;
-        const printed = shown(readFileSync(`${at}.out`, "utf8"), port);
+        const printed = shown(readFileSync(`${at}.out`, "utf8"), stand);
         expect.soft(Number(readFileSync(`${at}.code`, "utf8")), `${where}\n${printed}`).toBe(command.exit);
         const expected = durations(command.expected);
         if (!matches(expected, printed)) expect.soft(printed, where).toBe(expected);
