@@ -53,6 +53,17 @@ function pageMarkdown(): string {
   return out.filter((line) => line !== "").join("\n\n");
 }
 
+/**
+ * A function as the script a page runs. A transpiler that keeps function names (tsx, esbuild's keepNames) wraps
+ * each inner function in a call to its `__name` helper, which exists in Node but not in the page, so the
+ * function's own source would throw there: the script defines an identity `__name` first.
+ */
+export function pageScript(fn: () => unknown): string {
+  return `(() => { const __name = (fn) => fn; return (${fn.toString()})(); })()`;
+}
+
+const PAGE_MARKDOWN_SCRIPT = pageScript(pageMarkdown);
+
 export class PageWorker {
   private chromium: Promise<{ process: ChromiumProcess; browser: Browser }> | undefined;
   private running: ChromiumProcess | undefined;
@@ -103,7 +114,7 @@ export class PageWorker {
     return this.withPage(url, async (page, statusCode) => {
       const content: ScrapeAnswer["content"] = {};
       if (formats.includes("html")) content.html = await page.content();
-      if (formats.includes("markdown")) content.markdown = await page.evaluate(pageMarkdown);
+      if (formats.includes("markdown")) content.markdown = await page.evaluate(PAGE_MARKDOWN_SCRIPT);
       if (formats.includes("text")) {
         // The rendered text, as a reader sees it (textContent would include scripts and hidden nodes).
         // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point
