@@ -6,6 +6,11 @@ function seconds(ms: number | null): string {
   return ms === null ? "" : ` in ${(ms / 1000).toFixed(1)} s`;
 }
 
+/** ` attempt <n>` after a step id, for a step's second attempt and later. */
+function attemptMark(attempt: number | null): string {
+  return attempt === null || attempt === 1 ? "" : ` attempt ${attempt}`;
+}
+
 /** The line `kxm run start` prints for a progress event, if any. */
 export function describeProgress(progress: RunProgress): string | undefined {
   switch (progress.kind) {
@@ -16,13 +21,14 @@ export function describeProgress(progress: RunProgress): string | undefined {
     }
     case "step_started": {
       const gaps = progress.gaps.length === 0 ? "" : `; gaps: ${progress.gaps.join(", ")}`;
-      return `${progress.step.id} (${progress.step.agent}): dispatched, prompt ${progress.promptTokens} tokens${gaps}`;
+      const attempt = progress.attempt === 1 ? "" : `, attempt ${progress.attempt}`;
+      return `${progress.step.id} (${progress.step.agent}): dispatched${attempt}, prompt ${progress.promptTokens} tokens${gaps}`;
     }
     case "step_finished": {
       const { result } = progress;
       const what = result.outcome === null ? result.status : `${result.status}, outcome ${result.outcome}`;
       const why = result.reason === null ? "" : ` (${result.reason})`;
-      return `${result.stepId}: ${what}${seconds(result.durationMs)}${why}`;
+      return `${result.stepId}${attemptMark(result.attempt)}: ${what}${seconds(result.durationMs)}${why}`;
     }
     case "hub_report_failed":
       return `hub: ${progress.call} not reported (${progress.code}); the run goes on`;
@@ -38,7 +44,7 @@ export function statusLines(status: RunStatus): string[] {
       (status.finishedAt === null ? "" : `  finished ${status.finishedAt}`),
   ];
   for (const step of status.steps) {
-    let line = `  ${step.stepId} (${step.agent}): ${step.status}`;
+    let line = `  ${step.stepId} (${step.agent})${attemptMark(step.attempt)}: ${step.status}`;
     if (step.outcome !== null) line += `, outcome ${step.outcome}`;
     line += seconds(step.durationMs);
     if (step.reason !== null) line += ` (${step.reason})`;
@@ -46,6 +52,8 @@ export function statusLines(status: RunStatus): string[] {
     lines.push(line);
   }
   if (status.reason !== null) lines.push(`  reason: ${status.reason}`);
+  if (status.blockedStep !== null) lines.push(`  blocked: ${status.blockedStep} (the same failure twice)`);
+  if (status.breakerCause !== null) lines.push(`  breaker: ${status.breakerCause}`);
   if (status.hub !== null) lines.push(`  hub: ${status.hub}`);
   return lines;
 }

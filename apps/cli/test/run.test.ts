@@ -164,15 +164,82 @@ describe("kxm run start", () => {
       cwd: root,
     });
     expect(again.code).toBe(1);
+    // The same failure as run-2's plan: blocked at its first attempt.
     expect(json(again)).toMatchObject({
       runId: "run-3",
       status: "failed",
       failingStep: "plan",
+      reason: "step plan blocked: the same failure twice: the agent ended with exit code 4",
+      blockedStep: "plan",
+      breakerCause: null,
       steps: [
-        { stepId: "plan", status: "failed" },
+        { stepId: "plan", status: "blocked", attempt: 1 },
         { stepId: "implement", status: "pending" },
       ],
     });
+    const status = await kxm(["run", "status", "run-3"], { cwd: root });
+    expect(status.stdout.split("\n").slice(1, -1)).toEqual([
+      expect.stringMatching(
+        /^ {2}plan \(planner\): blocked in \d+\.\d s \(the same failure twice: the agent ended with exit code 4\); missing evidence: plan$/,
+      ),
+      "  implement (implementer): pending",
+      "  reason: step plan blocked: the same failure twice: the agent ended with exit code 4",
+      "  blocked: plan (the same failure twice)",
+      "  hub: not_configured",
+    ]);
+  });
+
+  test("retries a step by its attempts, journals each attempt, and shows the breaker", async () => {
+    const root = await project(["--fail-until", "2", "--failure-on", "1=npm is not installed"]);
+    await put(
+      root,
+      ".kxm/workflows/fix-bug.yaml",
+      WORKFLOW.replace("permission: read-only", "permission: read-only\n    attempts: 3"),
+    );
+    await commitAll(root, "three attempts");
+    const result = await kxm(
+      ["run", "start", "fix-bug", "--prompt", "Fix it.", "--run-id", "run-retry", "--project", "demo"],
+      { cwd: root, env: { KXM_HUB_URL: hub.url, KXM_AUTH_TOKEN: ADMIN_TOKEN } },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trim().split("\n");
+    expect(lines.slice(1, 5)).toEqual([
+      expect.stringMatching(/^plan \(planner\): dispatched, prompt \d+ tokens$/),
+      expect.stringMatching(/^plan: failed in \d+\.\d s \(the agent ended with exit code 1\)$/),
+      expect.stringMatching(/^plan \(planner\): dispatched, attempt 2, prompt \d+ tokens$/),
+      expect.stringMatching(/^plan attempt 2: completed, outcome done in \d+\.\d s$/),
+    ]);
+    const status = await kxm(["run", "status", "run-retry"], { cwd: root });
+    expect(status.stdout).toMatch(
+      /\n {2}plan \(planner\) attempt 2: completed, outcome done in \d+\.\d s; missing evidence: plan\n/,
+    );
+    const admin = createHubClient({ baseUrl: hub.url, token: ADMIN_TOKEN });
+    const packet = await admin.getContext({
+      params: { project: "demo" },
+      body: { role: "repro", task: "step plan attempt failed npm", runId: "run-retry" },
+    });
+    const journal = JSON.stringify(packet.packet);
+    expect(journal).toMatch(/Step plan \(planner\) attempt 1 failed: npm is not installed in \d+\.\d s/);
+    expect(journal).toMatch(/Step plan \(planner\) attempt 2 completed with outcome done in \d+\.\d s/);
+
+    await put(
+      root,
+      ".kxm/agents.yaml",
+      agents(["--exit", "1", "--failure-on", "1=alpha", "--failure-on", "2=beta"]),
+    );
+    await put(root, ".kxm/learning.yaml", "breaker:\n  consecutiveFailures: 2\n");
+    await commitAll(root, "a failing planner and a short breaker");
+    const broken = await kxm(["run", "start", "fix-bug", "--prompt", "p", "--run-id", "run-breaker"], {
+      cwd: root,
+    });
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toBe(
+      "run start failed: run run-breaker failed: step plan: the agent ended with exit code 1; " +
+        "the breaker stopped the run after 2 failed attempts in a row\n",
+    );
+    const shown = await kxm(["run", "status", "run-breaker"], { cwd: root });
+    expect(shown.stdout).toContain("\n  breaker: consecutive_failures:2\n");
+    expect(shown.stdout).toMatch(/\n {2}plan \(planner\) attempt 2: failed in /);
   });
 
   test("reports the run, each step and its episode to a configured hub", async () => {
@@ -195,7 +262,7 @@ describe("kxm run start", () => {
       body: { role: "planner", task: "step plan completed", runId: "run-hub" },
     });
     const journal = JSON.stringify(packet.packet);
-    expect(journal).toContain("Step plan (planner) completed with outcome done");
+    expect(journal).toContain("Step plan (planner) attempt 1 completed with outcome done");
     expect(journal).not.toContain("Fix it.");
   });
 

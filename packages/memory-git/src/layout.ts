@@ -32,6 +32,12 @@ export const KXM_PATHS = {
   agents: `${KXM_DIR}/agents.yaml`,
   /** Runs, one `<run-id>/` folder each with run.json, events, manifests and results; local, never committed. */
   runs: `${KXM_DIR}/runs`,
+  /** The learning loop's episodes, one JSON line per step attempt of every run; runner-owned, never committed. */
+  episodes: `${KXM_DIR}/runs/episodes.jsonl`,
+  /** The outcome ledger, rolled up after each run from the runs' own files; runner-owned, never committed. */
+  ledger: `${KXM_DIR}/runs/ledger.json`,
+  /** The learning loop's settings (`kxm run`: episodes digest, breaker, distillation, retrospective). */
+  learning: `${KXM_DIR}/learning.yaml`,
   /** The project's mode definitions (`kxm mode`). */
   modes: `${KXM_DIR}/modes.yaml`,
   /** The compiled knowledge wiki (`@kxm/wiki` names it too, as `WIKI_DIR`: it is pure and imports no layout). */

@@ -20,6 +20,8 @@ export const WorkflowStepSchema = z.strictObject({
   requiredEvidence: z.array(text.max(128)).max(32),
   allowedOutcomes: z.array(text.max(64)).min(1, "must list at least one outcome").max(16),
   permission: text.max(64),
+  /** How many attempts the step gets: a failed or timed-out attempt is retried until they are used (default 1). */
+  attempts: z.number().int().min(1).max(10).optional(),
 });
 export type WorkflowStep = z.infer<typeof WorkflowStepSchema>;
 
@@ -52,6 +54,11 @@ const WorkflowSchema = z
       });
     });
   });
+
+/** A step's attempts: its `attempts` field, 1 when it has none. */
+export function stepAttempts(step: WorkflowStep): number {
+  return step.attempts ?? 1;
+}
 
 /** A validated workflow; `name` is always the file's name. */
 export interface Workflow {

@@ -12,7 +12,8 @@ type RunEventName =
   | "dispatch_context_assembled"
   | "agent_step_finished"
   | "hub_report_failed"
-  | "run_finished";
+  | "run_finished"
+  | "learning_failed";
 
 export interface RunLog {
   event(name: RunEventName, fields: Record<string, unknown>): void;
@@ -34,7 +35,7 @@ export function openRunLog(root: string, runId: string): RunLog {
   );
   return {
     event(name, fields) {
-      const level = name === "hub_report_failed" ? "warn" : "info";
+      const level = name === "hub_report_failed" || name === "learning_failed" ? "warn" : "info";
       logger[level]({ event: name, ...fields });
     },
     close() {

@@ -1,5 +1,6 @@
 import type { WorkflowStep } from "../definitions/workflow.js";
 import type { ReportResult, RunReporter } from "../hub/hub-report.js";
+import type { Episode } from "../learning/episodes.js";
 import type { StepResult } from "../runs/results.js";
 import type { Run } from "../runs/runs.js";
 import type { RunLog } from "./events.js";
@@ -29,22 +30,25 @@ export function hubCalls(log: RunLog, run: Run, progress: (progress: RunProgress
   };
 }
 
-/** Tells the hub of a finished step (a journal entry) and returns the step result's `hub` field. */
+/** Tells the hub of a finished step attempt (a journal entry, its episode) and returns the result's `hub` field. */
 export async function reportStep(
   report: HubCall,
   reporter: RunReporter | undefined,
   run: Run,
   step: WorkflowStep,
   result: StepResult,
+  episode: Episode,
 ): Promise<string> {
   if (!reporter) return hubField(undefined);
   const sent = await report("appendJournal", () =>
     reporter.stepFinished(run, {
       stepId: step.id,
       agent: step.agent,
+      attempt: result.attempt,
       status: result.status,
       outcome: result.outcome,
       reason: result.reason,
+      failure: episode.failure,
       durationMs: result.durationMs,
       evidenceRefs: result.evidence.map((line) => line.ref),
     }),

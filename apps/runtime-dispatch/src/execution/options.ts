@@ -1,5 +1,6 @@
 import type { Workflow, WorkflowStep } from "../definitions/workflow.js";
 import type { RunReporter } from "../hub/hub-report.js";
+import type { LearnerResult } from "../learning/after-run.js";
 import type { RunOutcome, StepResult } from "../runs/results.js";
 import type { Run } from "../runs/runs.js";
 
@@ -42,5 +43,10 @@ export interface ExecuteRunOptions {
 export interface ExecutedRun {
   run: Run;
   outcome: RunOutcome;
+  /** The latest attempt of each step that ran, in workflow order. */
   steps: StepResult[];
+  /** Every attempt's final result, in the order they ran. */
+  attempts: StepResult[];
+  /** How each learner went after the run ended. */
+  learning: LearnerResult[];
 }

@@ -11,6 +11,10 @@ export interface RunEnd {
   status: RunFinalStatus;
   failingStep: string | null;
   reason: string | null;
+  /** The step blocked by the same failure twice, when that ended the run. */
+  blockedStep: string | null;
+  /** `consecutive_failures:<n>` when the breaker ended the run. */
+  breakerCause: string | null;
 }
 
 /**
@@ -49,6 +53,8 @@ export async function finishRun(
     reason: end.reason,
     finishedAt: now().toISOString(),
     hub: hubField(hub),
+    blockedStep: end.blockedStep,
+    breakerCause: end.breakerCause,
   };
   try {
     await writeFileWhole(outcomePath(root, run.runId), jsonText(outcome));
@@ -59,6 +65,8 @@ export async function finishRun(
     runId: run.runId,
     status: outcome.status,
     failingStep: outcome.failingStep,
+    blockedStep: outcome.blockedStep,
+    breakerCause: outcome.breakerCause,
     hub: outcome.hub,
   });
   progress({ kind: "run_finished", run, outcome });

@@ -1,8 +1,10 @@
 import { redactSecrets } from "@kxm/provenance";
 
 // What an agent reports back, read from its standard output. An agent names its outcome with a line
-// `Outcome: <name>` and each piece of evidence with `Evidence: <key> <reference>`; Markdown emphasis and list
-// markers around them are ignored, the key words are case-insensitive, and the last outcome line wins.
+// `Outcome: <name>`, each piece of evidence with `Evidence: <key> <reference>`, what it tried with `Tried: <text>`
+// and why it failed with `Failure: <text>`; Markdown emphasis and list
+// markers around them are ignored, the key words are case-insensitive, and the last
+// outcome, tried and failure line wins.
 
 /** At most this many characters of an agent's output reach later steps as its snippet. */
 export const SNIPPET_CHARS = 2_000;
@@ -15,11 +17,17 @@ interface EvidenceLine {
 export interface AgentReport {
   /** The outcome named on the last `Outcome:` line, if any. */
   outcome?: string;
+  /** The text of the last `Tried:` line, if any: what the attempt tried. */
+  tried?: string;
+  /** The text of the last `Failure:` line, if any: why the attempt failed, in the agent's words. */
+  failure?: string;
   /** Evidence lines in order; a key given twice keeps its last reference. */
   evidence: EvidenceLine[];
 }
 
 const OUTCOME = /^outcome\s*:\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*$/i;
+const TRIED = /^tried\s*:\s*(\S.*?)\s*$/i;
+const FAILURE = /^failure\s*:\s*(\S.*?)\s*$/i;
 // `Evidence: diff patches/fix.diff`, `**Evidence:** diff = patches/fix.diff`; the reference is kept as written.
 const EVIDENCE =
   /^(?:\*\*|__)?evidence(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*`?([^\s:=`]+)`?\s*[:=]?\s+(\S.*?)\s*$/i;
@@ -38,12 +46,24 @@ function bare(line: string): string {
 /** Reads the outcome and evidence lines of an agent's output. */
 export function readAgentReport(output: string): AgentReport {
   let outcome: string | undefined;
+  let tried: string | undefined;
+  let failure: string | undefined;
   const evidence = new Map<string, string>();
   for (const raw of output.split(/\r?\n/)) {
     const line = bare(raw);
     const named = OUTCOME.exec(line);
     if (named) {
       outcome = named[1]!;
+      continue;
+    }
+    const triedLine = TRIED.exec(line);
+    if (triedLine) {
+      tried = triedLine[1]!;
+      continue;
+    }
+    const failureLine = FAILURE.exec(line);
+    if (failureLine) {
+      failure = failureLine[1]!;
       continue;
     }
     const proof = EVIDENCE.exec(raw.trim().replace(LIST_MARKERS, ""));
@@ -54,6 +74,8 @@ export function readAgentReport(output: string): AgentReport {
   }
   return {
     ...(outcome === undefined ? {} : { outcome }),
+    ...(tried === undefined ? {} : { tried }),
+    ...(failure === undefined ? {} : { failure }),
     evidence: [...evidence].map(([key, ref]) => ({ key, ref })),
   };
 }

@@ -4,10 +4,12 @@ import type { ResolvedAdapter } from "../definitions/agents.js";
 import type { WorkflowStep } from "../definitions/workflow.js";
 import { prepareStep } from "../dispatch/dispatch.js";
 import type { PredecessorOutput } from "../dispatch/prompt.js";
+import { appendEpisode, type Episode, normalizeFailure } from "../learning/episodes.js";
 import { STEP_RESULT_SCHEMA, type StepResult } from "../runs/results.js";
 import { jsonText, type Run } from "../runs/runs.js";
 import { runAgent } from "./adapter.js";
 import { agentEnv } from "./agent-env.js";
+import { attemptEpisode, attemptFailed, attemptFailure } from "./attempt-episode.js";
 import type { RunLog } from "./events.js";
 import type { ExecuteRunOptions, RunProgress } from "./options.js";
 import { predecessorOutput } from "./predecessors.js";
@@ -20,14 +22,32 @@ export interface StepHooks {
   log: RunLog;
   progress: (progress: RunProgress) => void;
   now: () => Date;
-  /** Tells the hub of the finished step, before its result is written; returns the result's `hub` field. */
-  reportStep: (result: StepResult) => Promise<string>;
+  /** Tells the hub of the finished attempt, before its result is written; returns the result's `hub` field. */
+  reportStep: (result: StepResult, episode: Episode) => Promise<string>;
+}
+
+/** Which attempt of its step this is, and the failure key a failure of it would repeat. */
+export interface AttemptContext {
+  /** 1-based. */
+  attempt: number;
+  /**
+   * The failure key of the step's previous failed attempt (this run's previous attempt, or for attempt 1 the
+   * latest earlier run's episode of the same workflow and step); null when there is none.
+   */
+  previousFailureKey: string | null;
+}
+
+/** A finished attempt: its result as written, and its episode as appended. */
+export interface FinishedAttempt {
+  result: StepResult;
+  episode: Episode;
 }
 
 /**
  * Runs one step attempt: prepares its prompt (the manifest written), saves it, writes a `running` result, runs the
- * agent, judges how it ended, and writes the final result. Its output is appended to `predecessors` for the steps
- * after it.
+ * agent, judges how it ended (`blocked` when it failed as the previous failed attempt did), writes the final
+ * result and appends the attempt's episode to `.kxm/runs/episodes.jsonl`. A completed attempt's output is appended
+ * to `predecessors` for the steps after it.
  */
 export async function runStep(
   options: ExecuteRunOptions,
@@ -36,10 +56,11 @@ export async function runStep(
   adapter: ResolvedAdapter,
   predecessors: PredecessorOutput[],
   hooks: StepHooks,
-): Promise<StepResult> {
+  context: AttemptContext,
+): Promise<FinishedAttempt> {
   const { log, progress, now } = hooks;
   const { root } = options;
-  const attempt = 1;
+  const { attempt } = context;
   const prepared = await prepareStep({
     root,
     run,
@@ -108,8 +129,16 @@ export async function runStep(
     errorFile: files.errors,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
+  // A timed-out or cancelled agent's output is read only for what it tried and why it failed.
+  const read = readAgentReport(exit.outputTail);
   const reported: AgentReport =
-    exit.status === "exited" ? readAgentReport(exit.outputTail) : { evidence: [] };
+    exit.status === "exited"
+      ? read
+      : {
+          evidence: [],
+          ...(read.tried === undefined ? {} : { tried: read.tried }),
+          ...(read.failure === undefined ? {} : { failure: read.failure }),
+        };
   const judged = verdict(step, exit, adapter, reported);
   const evidence = reported.evidence.map(({ key, ref }) => ({ key, ref: redactSecrets(ref) }));
   const given = new Set(evidence.map((line) => line.key));
@@ -126,8 +155,16 @@ export async function runStep(
     durationMs: exit.durationMs,
     pid: null,
   };
-  result.hub = await hooks.reportStep(result);
+  const failure = attemptFailure(result, reported);
+  const key = normalizeFailure(failure);
+  if (attemptFailed(result.status) && key !== "" && key === context.previousFailureKey) {
+    result.status = "blocked";
+    result.reason = `the same failure twice: ${failure}`;
+  }
+  const episode = attemptEpisode(run, step, result, reported, failure);
+  result.hub = await hooks.reportStep(result, episode);
   await writeFileWhole(files.result, jsonText(result));
+  await appendEpisode(root, episode);
   log.event("agent_step_finished", {
     runId: run.runId,
     stepId: step.id,
@@ -138,6 +175,8 @@ export async function runStep(
     durationMs: result.durationMs,
     missingEvidence: result.missingEvidence,
   });
-  predecessors.push(predecessorOutput(result, exit.status === "exited" ? exit.outputTail : ""));
-  return result;
+  if (result.status === "completed") {
+    predecessors.push(predecessorOutput(result, exit.status === "exited" ? exit.outputTail : ""));
+  }
+  return { result, episode };
 }

@@ -18,13 +18,17 @@ export interface HubReportTarget {
   fetch?: typeof fetch;
 }
 
-/** A finished step as the hub sees it. */
+/** A finished step attempt as the hub sees it: its episode. */
 export interface StepReport {
   stepId: string;
   agent: string;
+  /** 1-based. */
+  attempt: number;
   status: string;
   outcome: string | null;
   reason: string | null;
+  /** The episode's failure (one redacted line); "" when the attempt did not fail. */
+  failure: string;
   durationMs: number | null;
   evidenceRefs: string[];
 }
@@ -56,11 +60,15 @@ async function attempt(call: () => Promise<unknown>): Promise<ReportResult> {
   }
 }
 
-/** One line for the journal: `Step plan (planner) completed with outcome done in 12.3 s`. */
+/**
+ * One line for the journal: `Step plan (planner) attempt 1 completed with outcome done in 12.3 s`, or
+ * `Step plan (planner) attempt 2 failed: <failure> in 0.1 s` (a blocked attempt: its reason).
+ */
 function stepSummary(step: StepReport): string {
-  let text = `Step ${step.stepId} (${step.agent}) ${step.status.replace("_", " ")}`;
+  let text = `Step ${step.stepId} (${step.agent}) attempt ${step.attempt} ${step.status.replace("_", " ")}`;
   if (step.outcome !== null) text += ` with outcome ${step.outcome}`;
-  if (step.reason !== null && step.outcome === null) text += `: ${step.reason}`;
+  const why = step.status === "blocked" ? step.reason : step.failure || step.reason;
+  if (why !== null && why !== "" && step.outcome === null) text += `: ${why}`;
   if (step.durationMs !== null) text += ` in ${(step.durationMs / 1000).toFixed(1)} s`;
   return text;
 }

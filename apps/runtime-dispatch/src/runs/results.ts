@@ -14,7 +14,8 @@ import { loadRun, type Run, runDir } from "./runs.js";
 export const STEP_RESULT_SCHEMA = "kxm.step-result.v1";
 export const RUN_OUTCOME_SCHEMA = "kxm.run-outcome.v1";
 
-const STEP_STATUSES = ["running", "completed", "failed", "timed_out", "cancelled"] as const;
+// `blocked`: the attempt failed with the same failure as the step's previous failed attempt, which stopped the run.
+const STEP_STATUSES = ["running", "completed", "failed", "timed_out", "cancelled", "blocked"] as const;
 type StepStatus = (typeof STEP_STATUSES)[number];
 /** How reporting to a hub went: not configured, done, or failed with a code. */
 const HubReportSchema = z.union([
@@ -61,6 +62,11 @@ const RunOutcomeSchema = z.strictObject({
   reason: z.string().nullable(),
   finishedAt: z.iso.datetime({ offset: true }),
   hub: HubReportSchema,
+  // Added with the learning loop; outcomes written before it have neither and read as null.
+  /** The step that was blocked (the same failure twice), which stopped the run. */
+  blockedStep: z.string().nullable().optional(),
+  /** Why the breaker stopped the run: `consecutive_failures:<n>`; null when it did not. */
+  breakerCause: z.string().nullable().optional(),
 });
 export type RunOutcome = z.infer<typeof RunOutcomeSchema>;
 
@@ -148,6 +154,10 @@ export interface RunStatus {
   reason: string | null;
   finishedAt: string | null;
   hub: string | null;
+  /** The step blocked by the same failure twice, when that stopped the run. */
+  blockedStep: string | null;
+  /** `consecutive_failures:<n>` when the breaker stopped the run. */
+  breakerCause: string | null;
   steps: Array<{
     stepId: string;
     agent: string;
@@ -217,6 +227,8 @@ export async function readRunStatus(root: string, runId: string): Promise<RunSta
     reason: outcome?.reason ?? null,
     finishedAt: outcome?.finishedAt ?? null,
     hub: outcome?.hub ?? null,
+    blockedStep: outcome?.blockedStep ?? null,
+    breakerCause: outcome?.breakerCause ?? null,
     steps,
   };
 }

@@ -11,8 +11,10 @@ export default class RunStart extends KxmCommand {
     "Creates a run of .kxm/workflows/<workflow>.yaml (pinning the memory revision), then dispatches each step: " +
     "its prompt is built from committed, pinned memory and promoted skills only (never the hub), saved with its " +
     "manifest under .kxm/runs/<run-id>/, and handed to the agent's adapter from .kxm/agents.yaml. The run goes on " +
-    "while each step completes with its first allowed outcome, and ends at the first step that fails, times out or " +
-    "reports another outcome. When a hub is configured (--hub or KXM_HUB_URL), the run, each step's outcome (as a " +
+    "while each step completes with its first allowed outcome. A failed or timed-out attempt is retried while the " +
+    "step has attempts left; the run ends at a step that reports another outcome or runs out of attempts, fails the " +
+    "same way twice (blocked), or trips the breaker of .kxm/learning.yaml. Every attempt appends an episode to " +
+    ".kxm/runs/episodes.jsonl. When a hub is configured (--hub or KXM_HUB_URL), the run, each attempt (as a " +
     "journal entry) and the finish are reported to it with KXM_AGENT_KEY, else KXM_AUTH_TOKEN; a hub that is down " +
     "never stops the run. Exits 0 when the run succeeded, 1 when it failed or was cancelled (Ctrl-C).";
   static override examples = [

@@ -7,7 +7,8 @@ export default class RunStatusCommand extends KxmCommand {
   static override summary = "Show one run's steps and outcome, or list every run, newest first.";
   static override description =
     "Reads .kxm/runs/. With a run id: the run's status (succeeded, failed, cancelled, running, interrupted when " +
-    "its process is gone, or pending) and each step's status, outcome, duration, reason and missing evidence. " +
+    "its process is gone, or pending), the step it blocked (the same failure twice) or the breaker's cause, and " +
+    "each step's latest attempt, status (blocked included), outcome, duration, reason and missing evidence. " +
     "Without: one line per run, newest first, and one line on stderr per broken run (a run.json, outcome.json or " +
     "step result that is not JSON or does not match its schema) naming the run and the file; any broken run makes " +
     "the exit code 1. --json prints the status object, or {runs: [...], broken: [{runId, code, problem}]}.";
