@@ -80,6 +80,7 @@ export function fullContext(): DispatchContext {
         confidence: "probable",
       }),
     ],
+    episodes: [],
     gaps: [],
   };
 }
