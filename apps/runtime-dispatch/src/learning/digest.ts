@@ -3,6 +3,7 @@ import { assemblePacket } from "@kxm/arbiter";
 import { type ContextItem, compareCodeUnits, LIMITS } from "@kxm/contract";
 import { parseContextItem } from "@kxm/provenance";
 import type { ContextEntry } from "../dispatch/dispatch-context.js";
+import { DISPATCH_GAPS, episodesSkippedGap } from "../dispatch/gaps.js";
 import { type Episode, episodeText, readEpisodes } from "./episodes.js";
 import type { LearningSettings } from "./settings.js";
 
@@ -10,16 +11,6 @@ import type { LearningSettings } from "./settings.js";
 // arbiter (kind `episode`, the step's dispatch task, the digest's own budget), so a fresh agent sees the dead ends
 // and the fixes before it repeats them. Pure over the episodes' records: the same records in any file order give
 // the same entries, so the same prompt bytes.
-
-/** `dispatch_context_episodes_unreadable`: the episodes file exists but could not be read (no digest). */
-export const EPISODES_UNREADABLE_GAP = "dispatch_context_episodes_unreadable";
-/** `dispatch_context_episodes_failed`: the digest could not be built (no digest). */
-export const EPISODES_FAILED_GAP = "dispatch_context_episodes_failed";
-
-/** `dispatch_context_episodes_skipped:<n>`: n lines of the episodes file are corrupt and were skipped. */
-export function episodesSkippedGap(count: number): string {
-  return `dispatch_context_episodes_skipped:${count}`;
-}
 
 /** Which attempt the digest is for, and what the arbiter selects with. */
 export interface DigestRequest {
@@ -60,7 +51,7 @@ function verdict(episode: Episode): string {
  * The episode's compact one-liner: `<at> <step>#<attempt>: <tried> -> verified`, `-> ok (unverified)` or
  * `-> FAILED: <failure>` (`<at> <step>#<attempt> -> …` when nothing was recorded as tried). Redacted, one line.
  */
-export function episodeLine(episode: Episode): string {
+function episodeLine(episode: Episode): string {
   const tried = episodeText(episode.tried);
   const head = `${digestTime(episode.at)} ${episodeText(episode.stepId)}#${episode.attempt}`;
   return `${head}${tried === "" ? "" : `: ${tried}`} -> ${verdict(episode)}`;
@@ -81,7 +72,7 @@ function hashedId(key: string): string {
 }
 
 /** The episode as a context item: kind `episode`, origin `workflow`, evidence, probable, observed when it ended. */
-export function episodeItem(episode: Episode, project: string, id = plainId(episode)): ContextItem {
+function episodeItem(episode: Episode, project: string, id = plainId(episode)): ContextItem {
   return parseContextItem({
     id,
     kind: "episode",
@@ -99,7 +90,7 @@ export function episodeItem(episode: Episode, project: string, id = plainId(epis
  * that is every episode in the file (its own is written when it ends); re-rendering an attempt that already ran
  * leaves out its own episode, the step's later attempts, and everything recorded at or after the earliest of them.
  */
-export function recordedBefore(
+function recordedBefore(
   episodes: readonly Episode[],
   at: { runId: string; stepId: string; attempt: number },
 ): Episode[] {
@@ -181,12 +172,12 @@ export async function loadEpisodesDigest(root: string, request: DigestRequest): 
   try {
     read = await readEpisodes(root);
   } catch {
-    return { entries: [], gaps: [EPISODES_UNREADABLE_GAP] };
+    return { entries: [], gaps: [DISPATCH_GAPS.episodesUnreadable] };
   }
   const gaps = read.skipped > 0 ? [episodesSkippedGap(read.skipped)] : [];
   try {
     return { entries: selectEpisodes(read.episodes, request), gaps };
   } catch {
-    return { entries: [], gaps: [...gaps, EPISODES_FAILED_GAP] };
+    return { entries: [], gaps: [...gaps, DISPATCH_GAPS.episodesFailed] };
   }
 }
