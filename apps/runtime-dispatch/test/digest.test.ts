@@ -270,6 +270,38 @@ describe("the episodes digest in the dispatch prompt", () => {
     expect(prepared.rendered.prompt).toContain(`${KNOWN_DIGEST}\n`);
   });
 
+  it("keeps one record per attempt and gives an id that would clash or is invalid a hash", () => {
+    const request = {
+      project: "demo",
+      role: "implementer",
+      task: "Fix the flaky release test.",
+      runId: "run_test",
+      stepId: "implement",
+      attempt: 1,
+      settings: { digestTokens: 600, digestItems: 8 },
+    };
+    const at = "2026-08-30T09:15:00.000Z";
+    const entries = selectEpisodes(
+      [
+        episode({ at, runId: "run_a_b", stepId: "c", tried: "first" }),
+        episode({ at, runId: "run_a", stepId: "b_c", tried: "second" }),
+        episode({ at, runId: "run with space", stepId: "plan", tried: "third" }),
+        episode({ at, runId: "run_x", stepId: "plan", tried: "older copy" }),
+        episode({ at: "2026-08-30T09:16:00.000Z", runId: "run_x", stepId: "plan", tried: "newer copy" }),
+      ],
+      request,
+    );
+    const ids = entries.map((entry) => entry.item.id);
+    expect(ids).toHaveLength(4);
+    expect(ids).toContain("episode_run_x_plan_1");
+    expect(ids.filter((id) => /^episode_[0-9a-f]{32}$/.test(id))).toHaveLength(3);
+    const summaries = entries.map((entry) => entry.item.summary);
+    expect(summaries).toContain(
+      "2026-08-30T09:16:00Z plan#1: newer copy -> FAILED: the agent exited with code 1",
+    );
+    expect(summaries.some((summary) => summary.includes("older copy"))).toBe(false);
+  });
+
   it("refuses a budget the arbiter cannot take", async () => {
     expect(() => parseLearningSettings("episodes:\n  digestTokens: 300\n")).toThrow(
       ".kxm/learning.yaml:2: episodes.digestTokens: must be 0 (no digest) or at least 512",
