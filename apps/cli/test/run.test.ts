@@ -328,6 +328,55 @@ describe("kxm run prompt", () => {
     expect(await read(root, ".kxm/runs/preview/plan.1.prompt.md")).toBe(preview.stdout);
   });
 
+  test("previews the episodes digest the run then delivers", async () => {
+    const root = await project();
+    const episode = (at: string, runId: string, stepId: string, tried: string, failure: string) =>
+      JSON.stringify({
+        schema: "kxm.episode.v1",
+        at,
+        runId,
+        workflow: "fix-bug",
+        stepId,
+        agent: "planner",
+        attempt: 1,
+        tried,
+        progress: failure === "",
+        verified: failure === "",
+        failure,
+        failureKey: failure.toLowerCase(),
+        durationMs: 1200,
+      });
+    await put(
+      root,
+      ".kxm/runs/episodes.jsonl",
+      `${episode("2026-08-30T09:15:00Z", "run-old", "plan", "Planned the fix from the issue", "")}\n` +
+        `${episode("2026-08-30T09:20:00Z", "run-old", "implement", "Patched the loader", "tests failed")}\n`,
+    );
+    const preview = await kxm(
+      ["run", "prompt", "fix-bug", "--step", "plan", "--prompt", "Fix it.", "--json"],
+      {
+        cwd: root,
+      },
+    );
+    expect(preview.code, preview.stderr).toBe(0);
+    const shown = json(preview) as { prompt: string; items: Array<{ id: string; section: string }> };
+    expect(shown.prompt).toContain(
+      "### Recent Episodes\n\n" +
+        "- 2026-08-30T09:15:00Z plan#1: Planned the fix from the issue -> verified (`episode_run-old_plan_1`)\n" +
+        "- 2026-08-30T09:20:00Z implement#1: Patched the loader -> FAILED: tests failed (`episode_run-old_implement_1`)\n",
+    );
+    expect(shown.items.filter((item) => item.section === "Recent Episodes").map((item) => item.id)).toEqual([
+      "episode_run-old_plan_1",
+      "episode_run-old_implement_1",
+    ]);
+    await kxm(["run", "start", "fix-bug", "--prompt", "Fix it.", "--run-id", "preview"], { cwd: root });
+    expect(await read(root, ".kxm/runs/preview/plan.1.prompt.md")).toBe(shown.prompt);
+    const manifest = JSON.parse(await read(root, ".kxm/runs/preview/plan.1.manifest.json"));
+    expect(manifest.items).toEqual(
+      shown.items.map(({ id, section }) => expect.objectContaining({ id, section })),
+    );
+  });
+
   test("previews another agent's view, a step inside a run, and --json", async () => {
     const root = await project();
     const critic = await kxm(

@@ -5,7 +5,7 @@ import type { DispatchContext } from "../src/dispatch/dispatch-context.js";
 import { TASK_INVIOLABLE_GAP } from "../src/dispatch/gaps.js";
 import { estimatePromptTokens, PROMPT_BUDGET_TOKENS, renderDispatchPrompt } from "../src/dispatch/prompt.js";
 import { type PredecessorOutput, prepareStep } from "../src/index.js";
-import { fullContext, knowledge, memoryRun } from "./support/packets.js";
+import { episodeEntry, fullContext, knowledge, memoryRun } from "./support/packets.js";
 import { commitAll, gitRepo, promotedSkill, putFact, startRun, tempDir } from "./support/repo.js";
 
 const golden = (name: string) => readFile(join(import.meta.dirname, "golden", name), "utf8");
@@ -124,6 +124,66 @@ describe("pruning to 16,000 tokens", () => {
     expect(all.prompt).toContain("- [ ] **diff**");
     expect(all.prompt).toContain("Step 2 of 2");
     expect(all.gaps).toEqual([]);
+  });
+
+  it("drops the episodes digest after the defaults and before project knowledge, last-ranked first", () => {
+    const context = fullContext();
+    context.episodes = [
+      episodeEntry(
+        "episode_run_old_implement_2",
+        "2026-08-30T09:15:00Z implement#2: Pinned Node 20 -> verified",
+      ),
+      episodeEntry(
+        "episode_run_old_implement_1",
+        "2026-08-30T09:00:00Z implement#1: Retried -> FAILED: timeout",
+      ),
+    ];
+    const full = render(context);
+    expect(full.delivered.map((d) => [d.id, d.section])).toEqual([
+      ["mem_house-style", "Shared Defaults"],
+      ["state_release-branch", "Current State"],
+      ["episode_run_old_implement_2", "Recent Episodes"],
+      ["episode_run_old_implement_1", "Recent Episodes"],
+      ["mem_use-pnpm", "Project Knowledge"],
+      ["mem_test-runner", "Project Knowledge"],
+      ["skill_release-notes.0123456789ab", "Active Skills"],
+      ["journal_42", "Active Contradictions"],
+    ]);
+    expect(full.prompt).toContain(
+      "### Current State\n\n- **release.branch**: Releases are cut from the main branch (`state_release-branch`)\n\n" +
+        "### Recent Episodes\n\n" +
+        "- 2026-08-30T09:15:00Z implement#2: Pinned Node 20 -> verified (`episode_run_old_implement_2`)\n" +
+        "- 2026-08-30T09:00:00Z implement#1: Retried -> FAILED: timeout (`episode_run_old_implement_1`)\n\n" +
+        "### Project Knowledge\n",
+    );
+    expect(full.prompt).toContain("committed memory, and what earlier step attempts did.\n");
+    const sharedLine = "- Write British English in docs (`mem_house-style`)".length;
+    const one = render(context, padFor(context, PROMPT_BUDGET_TOKENS * 4 + sharedLine + 40));
+    expect(one.delivered.map((d) => d.id)).toEqual([
+      "state_release-branch",
+      "episode_run_old_implement_2",
+      "mem_use-pnpm",
+      "mem_test-runner",
+      "skill_release-notes.0123456789ab",
+      "journal_42",
+    ]);
+    expect(one.packetTokens).toBeLessThanOrEqual(PROMPT_BUDGET_TOKENS);
+    // Over by more than both episode lines: the digest goes whole (and the banner with it) before any knowledge.
+    const episodesLines = context.episodes.reduce(
+      (sum, e) => sum + e.item.summary.length + e.item.id.length + 8,
+      0,
+    );
+    const both = render(context, padFor(context, PROMPT_BUDGET_TOKENS * 4 + sharedLine + episodesLines + 20));
+    expect(both.delivered.map((d) => d.id)).toEqual([
+      "state_release-branch",
+      "mem_use-pnpm",
+      "mem_test-runner",
+      "skill_release-notes.0123456789ab",
+      "journal_42",
+    ]);
+    expect(both.prompt).not.toContain("### Recent Episodes");
+    expect(both.prompt).toContain("from this project's committed memory.\n");
+    expect(both.gaps).toEqual([]);
   });
 
   it("drops predecessor snippets, then their lists", () => {

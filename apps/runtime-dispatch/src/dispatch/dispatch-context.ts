@@ -48,7 +48,15 @@ export interface DispatchContext {
   projectItems: ContextEntry[];
   skills: ContextEntry[];
   contradictions: ContextEntry[];
-  /** Dispatch gaps in the order they arose, then the arbiter's budget gaps, then render deferral. */
+  /**
+   * The episodes digest in rank order: filled by dispatch (`learning/digest.ts`) from the runner's episodes file,
+   * not from memory, so it is delivered even when memory is withheld.
+   */
+  episodes: ContextEntry[];
+  /**
+   * Dispatch gaps in the order they arose, then the arbiter's budget gaps, then render deferral, then the episodes
+   * digest's gaps.
+   */
   gaps: string[];
 }
 
@@ -73,7 +81,7 @@ function dispatchKinds(role: string): ItemKind[] {
 }
 
 /** Instructions, a blank line and the run prompt, cut to 2,000 code units (never inside a surrogate pair). */
-function dispatchTask(instructions: string, prompt: string): string {
+export function dispatchTask(instructions: string, prompt: string): string {
   const task = `${instructions}\n\n${prompt}`;
   if (task.length <= MAX_TASK_CHARS) return task;
   let cut = task.slice(0, MAX_TASK_CHARS);
@@ -106,6 +114,7 @@ function emptyContext(role: string, revision: string | undefined, gaps: string[]
     projectItems: [],
     skills: [],
     contradictions: [],
+    episodes: [],
     gaps,
   };
 }

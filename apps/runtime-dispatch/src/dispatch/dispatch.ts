@@ -1,7 +1,9 @@
 import { KxmError } from "@kxm/contract";
+import { loadEpisodesDigest } from "../learning/digest.js";
+import { type LearningSettings, loadLearningSettings } from "../learning/settings.js";
 import { buildManifest, type DispatchManifest, writeManifest } from "../runs/manifest.js";
 import type { Run } from "../runs/runs.js";
-import { assembleDispatchContext, type DispatchContext } from "./dispatch-context.js";
+import { assembleDispatchContext, type DispatchContext, dispatchTask } from "./dispatch-context.js";
 import { type PredecessorOutput, type RenderedPrompt, renderDispatchPrompt } from "./prompt.js";
 
 export interface PrepareStepOptions {
@@ -11,6 +13,8 @@ export interface PrepareStepOptions {
   /** 1-based attempt number. */
   attempt: number;
   predecessors?: PredecessorOutput[];
+  /** The learning settings (the episodes digest's budget); default: `.kxm/learning.yaml` read now. */
+  learning?: LearningSettings;
   gitTimeoutMs?: number;
   gitBinary?: string;
 }
@@ -26,9 +30,9 @@ export interface PreparedStep extends RenderedStep {
 }
 
 /**
- * Prepares one step attempt for an agent: assembles dispatch context, renders and prunes the prompt, and writes
- * the manifest. Handing the prompt to an agent is the caller's job. An unknown step or a bad attempt is
- * `invalid_request`.
+ * Prepares one step attempt for an agent: assembles dispatch context and the episodes digest, renders and prunes
+ * the prompt, and writes the manifest. Handing the prompt to an agent is the caller's job. An unknown step, a bad
+ * attempt or an invalid `.kxm/learning.yaml` is `invalid_request`.
  */
 export async function prepareStep(options: PrepareStepOptions): Promise<PreparedStep> {
   const step = await renderStep(options);
@@ -36,8 +40,9 @@ export async function prepareStep(options: PrepareStepOptions): Promise<Prepared
 }
 
 /**
- * What {@link prepareStep} does, without writing the manifest: assembles dispatch context and renders the prompt
- * (`kxm run prompt` previews with it). An unknown step or a bad attempt is `invalid_request`.
+ * What {@link prepareStep} does, without writing the manifest: assembles dispatch context and the episodes digest
+ * and renders the prompt (`kxm run prompt` previews with it, so a preview shows the digest the run would). An
+ * unknown step, a bad attempt or an invalid `.kxm/learning.yaml` is `invalid_request`.
  */
 export async function renderStep(options: PrepareStepOptions): Promise<RenderedStep> {
   const { root, run, stepId, attempt } = options;
@@ -48,6 +53,7 @@ export async function renderStep(options: PrepareStepOptions): Promise<RenderedS
   if (!Number.isSafeInteger(attempt) || attempt < 1) {
     throw new KxmError("invalid_request", "attempt: must be a positive integer");
   }
+  const learning = options.learning ?? (await loadLearningSettings(root));
   const context = await assembleDispatchContext({
     root,
     run,
@@ -55,6 +61,17 @@ export async function renderStep(options: PrepareStepOptions): Promise<RenderedS
     ...(options.gitTimeoutMs === undefined ? {} : { gitTimeoutMs: options.gitTimeoutMs }),
     ...(options.gitBinary === undefined ? {} : { gitBinary: options.gitBinary }),
   });
+  const digest = await loadEpisodesDigest(root, {
+    project: run.project,
+    role: context.role,
+    task: dispatchTask(step.instructions, run.prompt),
+    runId: run.runId,
+    stepId: step.id,
+    attempt,
+    settings: learning.episodes,
+  });
+  context.episodes = digest.entries;
+  context.gaps.push(...digest.gaps);
   const rendered = renderDispatchPrompt({
     run,
     step,

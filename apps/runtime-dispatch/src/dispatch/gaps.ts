@@ -7,6 +7,10 @@ export const DISPATCH_GAPS = {
   skillsUnreadable: "dispatch_context_skills_unreadable",
   notLoaded: "dispatch_context_not_loaded",
   failed: "dispatch_context_failed",
+  /** The episodes file exists but could not be read: no digest. */
+  episodesUnreadable: "dispatch_context_episodes_unreadable",
+  /** The episodes digest could not be built: no digest. */
+  episodesFailed: "dispatch_context_episodes_failed",
 } as const;
 
 /** `dispatch_context_memory_rejected:<id>`: one fact (its memory id) could not become a context item. */
@@ -17,6 +21,11 @@ export function memoryRejectedGap(factId: string): string {
 /** `dispatch_context_skill_unverified:<id>`: a promoted skill does not match its hash. */
 export function skillUnverifiedGap(skillId: string): string {
   return `dispatch_context_skill_unverified:${skillId}`;
+}
+
+/** `dispatch_context_episodes_skipped:<n>`: n lines of the episodes file are corrupt and were skipped. */
+export function episodesSkippedGap(count: number): string {
+  return `dispatch_context_episodes_skipped:${count}`;
 }
 
 /** `dispatch_context_render_deferred:<n>`: n more project items were selected than the prompt renders. */

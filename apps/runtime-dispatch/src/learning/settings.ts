@@ -1,3 +1,4 @@
+import { LIMITS } from "@kxm/contract";
 import { KXM_PATHS } from "@kxm/memory-git/layout";
 import { z } from "zod";
 import { parseYamlFile, readProjectFile } from "../definitions/yaml-file.js";
@@ -10,9 +11,20 @@ export const LEARNING_FILE = KXM_PATHS.learning;
 const LearningSchema = z.strictObject({
   episodes: z
     .strictObject({
-      /** The episodes digest's budget in the dispatch prompt, in tokens of four characters. */
-      digestTokens: z.number().int().min(0).max(8_000).default(600),
-      /** At most this many episodes in the digest. */
+      /**
+       * The episodes digest's budget in the dispatch prompt, in tokens of four characters: 0 turns the digest off;
+       * otherwise at least the arbiter's smallest budget, 512.
+       */
+      digestTokens: z
+        .number()
+        .int()
+        .min(0)
+        .max(8_000)
+        .refine((tokens) => tokens === 0 || tokens >= LIMITS.minBudgetTokens, {
+          message: `must be 0 (no digest) or at least ${LIMITS.minBudgetTokens}`,
+        })
+        .default(600),
+      /** At most this many episodes in the digest; 0 turns the digest off. */
       digestItems: z.number().int().min(0).max(50).default(8),
     })
     .prefault({}),

@@ -18,6 +18,21 @@ export function knowledge(id: string, summary: string, shared = false): ContextE
   return { item, score: 0.5 };
 }
 
+/** An episode item of the digest, as `learning/digest.ts` builds it. */
+export function episodeEntry(id: string, summary: string, score = 0.25): ContextEntry {
+  const item: ContextItem = parseContextItem({
+    id,
+    kind: "episode",
+    project: "demo",
+    summary,
+    provenance: { sourceType: "workflow", sourceRef: "run:run_old" },
+    authority: "evidence",
+    confidence: "probable",
+    observedAt: "2026-08-30T09:15:00.000Z",
+  });
+  return { item, score };
+}
+
 function entry(raw: Record<string, unknown>, score = 0): ContextEntry {
   return { item: parseContextItem(raw), score };
 }
@@ -80,6 +95,7 @@ export function fullContext(): DispatchContext {
         confidence: "probable",
       }),
     ],
+    episodes: [],
     gaps: [],
   };
 }

@@ -9,7 +9,7 @@ export default class RunPrompt extends KxmCommand {
   static override summary = "Print exactly the prompt a step's agent would receive, without dispatching.";
   static override description =
     "Builds the step's prompt as kxm run start would, from committed memory and promoted skills at the current " +
-    "memory revision, and prints it unchanged (less terminal escape and control characters; --json keeps them, escaped). Without --run the preview is a run named preview, attempt 1, with " +
+    "memory revision and the episodes digest of earlier step attempts, and prints it unchanged (less terminal escape and control characters; --json keeps them, escaped). Without --run the preview is a run named preview, attempt 1, with " +
     "no predecessor outputs, and the objective is --prompt. With --run it is that run's next dispatch of the step: " +
     "its prompt, its pinned revision (a drifted tree withholds memory, as it would then), and the outputs of the " +
     "steps before it. --agent shows what another agent id (and so another role) would receive. Nothing is " +
