@@ -3,6 +3,8 @@ import type { AgentsConfig } from "../definitions/agents.js";
 import type { RunLog } from "../execution/events.js";
 import type { RunOutcome, StepResult } from "../runs/results.js";
 import type { Run } from "../runs/runs.js";
+import { distillLearner } from "./distill.js";
+import { retrospectiveLearner } from "./retrospective.js";
 import type { LearningSettings } from "./settings.js";
 
 // What the runner learns once a run has ended and its outcome is written: each learner in turn (the ledger
@@ -36,8 +38,8 @@ export type LearnerResult =
   | { name: string; status: "done" }
   | { name: string; status: "failed"; code: string };
 
-/** The learners, in the order they run. */
-const LEARNERS: Learner[] = [];
+/** The learners, in the order they run. Distillation comes before the retrospective, which reports it. */
+const LEARNERS: Learner[] = [distillLearner, retrospectiveLearner];
 
 /** Runs every learner (or `learners`, for tests) in order; each failure is logged as `learning_failed`. */
 export async function learnFromRun(
