@@ -8,9 +8,9 @@ import type { AttemptRecord, RunRecord } from "./run-record.js";
 // (each attempt's saved output, redacted and capped), the same for the same files.
 
 /** The most of one attempt's output the prompt carries: its last characters, where the agent's report is. */
-export const TRANSCRIPT_CHARS = 8_000;
+const TRANSCRIPT_CHARS = 8_000;
 /** The most of all transcripts together; later attempts are cut first. */
-export const TRANSCRIPTS_CHARS = 48_000;
+const TRANSCRIPTS_CHARS = 48_000;
 /** At most this many candidates are kept from one run. */
 export const MAX_DISTILLED = 3;
 

@@ -6,7 +6,7 @@ import { KXM_PATHS } from "@kxm/memory-git/layout";
 import { adapterFor } from "../definitions/agents.js";
 import { type AgentExit, runAgent } from "../execution/adapter.js";
 import { WITHHELD_ENV } from "../execution/agent-env.js";
-import type { LearnContext, Learner } from "./after-run.js";
+import type { LearnContext, Learner } from "./context.js";
 import { distillPrompt, MAX_DISTILLED } from "./distill-prompt.js";
 import { DISTILL_SCHEMA, type DistillRecord, distillDirRel, writeDistillRecord } from "./distill-record.js";
 import { readRunRecord } from "./run-record.js";
@@ -25,7 +25,7 @@ const ALLOWED = new RegExp(
 );
 
 /** The proposer every distilled candidate is recorded with. */
-export function distillProposer(agent: string): string {
+function distillProposer(agent: string): string {
   return `distill:${agent}`;
 }
 

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { noteCandidate, writeFileWhole } from "@kxm/memory-git";
 import { KXM_PATHS } from "@kxm/memory-git/layout";
 import { runDir } from "../runs/runs.js";
-import type { LearnContext, Learner } from "./after-run.js";
+import type { LearnContext, Learner } from "./context.js";
 import { type DistillRecord, readDistillRecord } from "./distill-record.js";
 import { episodeText } from "./episodes.js";
 import { type AttemptRecord, type RunRecord, readRunRecord } from "./run-record.js";
@@ -13,7 +13,7 @@ import { type AttemptRecord, type RunRecord, readRunRecord } from "./run-record.
 // accepts it (`kxm memory accept`).
 
 /** The memory candidate the retrospective noted, and whether it waits for review or was rejected before. */
-export interface NotedCandidate {
+interface NotedCandidate {
   id: string;
   rejected: boolean;
 }
@@ -22,7 +22,7 @@ export interface NotedCandidate {
 const SUMMARY_CHARS = 2_000;
 
 /** `.kxm/runs/<run-id>/retrospective.md`. */
-export function retrospectivePath(root: string, runId: string): string {
+function retrospectivePath(root: string, runId: string): string {
   return join(runDir(root, runId), "retrospective.md");
 }
 
@@ -161,7 +161,7 @@ function ownerItems(
  * The retrospective's Markdown: the run's status and attempts with their verified and failure counts, each step's
  * attempts, the distillation pass, and "For the owner": what needs attention. Pure: a function of the files read.
  */
-export function renderRetrospective(
+function renderRetrospective(
   record: RunRecord,
   distill: DistillRecord | undefined,
   noted: NotedCandidate | undefined,
@@ -190,7 +190,7 @@ export function renderRetrospective(
  * The summary of a run in which an attempt failed, for a memory candidate; undefined when none failed. One line:
  * the run, its status and counts, then each failed attempt's failure.
  */
-export function runSummary(record: RunRecord): string | undefined {
+function runSummary(record: RunRecord): string | undefined {
   const failed = record.attempts.filter((attempt) => attempt.failed);
   if (failed.length === 0) return undefined;
   const status = record.outcome?.status ?? "interrupted";

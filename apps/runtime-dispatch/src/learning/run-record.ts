@@ -18,7 +18,7 @@ const OutcomeFields = z.looseObject({
   blockedStep: z.string().nullable().optional(),
   breakerCause: z.string().nullable().optional(),
 });
-export type OutcomeFields = z.infer<typeof OutcomeFields>;
+type OutcomeFields = z.infer<typeof OutcomeFields>;
 
 /** One attempt with what the learning loop calls it (see the runtime guide's definitions). */
 export interface AttemptRecord {

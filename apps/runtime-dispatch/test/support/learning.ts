@@ -11,8 +11,8 @@ import { commitAll, gitRepo, NOW, put, tempDir, workflow } from "./repo.js";
 // left. The project's own .kxm/learning.yaml turns the runner's own learning pass off, so that the learners the
 // tests call are the ones whose effects they check.
 
-export const FAKE_AGENT = fileURLToPath(new URL("../fixtures/fake-agent.mjs", import.meta.url));
-export const DISTILL_AGENT = fileURLToPath(new URL("../fixtures/distill-agent.mjs", import.meta.url));
+const FAKE_AGENT = fileURLToPath(new URL("../fixtures/fake-agent.mjs", import.meta.url));
+const DISTILL_AGENT = fileURLToPath(new URL("../fixtures/distill-agent.mjs", import.meta.url));
 
 function agentsYaml(agents: Record<string, [string, string[]]>): string {
   const lines = ["agents:"];
