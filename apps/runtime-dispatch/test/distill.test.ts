@@ -8,7 +8,7 @@ import { type LearnContext, learnFromRun } from "../src/learning/after-run.js";
 import { distillLearner, distillRun } from "../src/learning/distill.js";
 import { retrospectiveLearner } from "../src/learning/retrospective.js";
 import { parseLearningSettings } from "../src/learning/settings.js";
-import { learningRun } from "./support/learning.js";
+import { learningRun, triedPrefix } from "./support/learning.js";
 import { NOW } from "./support/repo.js";
 
 // The distiller is test/fixtures/distill-agent.mjs, a real process started through the real adapter, told what to
@@ -45,7 +45,10 @@ describe("distillation", () => {
     // The prompt the agent read is the one saved; it carries the outcomes and the transcripts.
     const prompt = await read(root, ".kxm/runs/run_test/distill/prompt.md");
     expect(await readFile(join(out, "distill.prompt.md"), "utf8")).toBe(prompt);
-    expect(prompt).toContain("## Outcomes\n\n- plan#1: -> verified\n- implement#1: -> verified\n");
+    expect(prompt).toContain(
+      `## Outcomes\n\n- plan#1: ${await triedPrefix(root, "plan")}-> verified\n` +
+        `- implement#1: ${await triedPrefix(root, "implement")}-> verified\n`,
+    );
     expect(prompt).toContain("### plan#1\n\n````text\nreceived ");
     expect(prompt).toContain("Planned: rerun the flaky test three times.");
     expect(prompt).toContain(`Only files named \`${SCRATCH}/<name>/SKILL.md\``);

@@ -3,9 +3,10 @@ import { join } from "node:path";
 import { computeMemoryRevision, listMemoryCandidates } from "@kxm/memory-git";
 import { describe, expect, it } from "vitest";
 import { learnFromRun } from "../src/learning/after-run.js";
+import { appendEpisode } from "../src/learning/episodes.js";
 import { retrospectiveLearner, writeRetrospective } from "../src/learning/retrospective.js";
 import { parseLearningSettings } from "../src/learning/settings.js";
-import { learningRun } from "./support/learning.js";
+import { learningRun, triedSuffix } from "./support/learning.js";
 
 const read = (root: string, rel: string) => readFile(join(root, rel), "utf8");
 
@@ -47,11 +48,11 @@ describe("the retrospective", () => {
         "",
         "### plan",
         "",
-        "- Attempt 1: verified, outcome done",
+        `- Attempt 1: verified, outcome done${await triedSuffix(root, "plan")}`,
         "",
         "### implement",
         "",
-        "- Attempt 1: failed: the agent ended with exit code 1",
+        `- Attempt 1: failed: the agent ended with exit code 1${await triedSuffix(root, "implement")}`,
         "",
         "## Distillation",
         "",
@@ -87,7 +88,9 @@ describe("the retrospective", () => {
     context.log.close();
     expect(text).toContain("- Status: succeeded\n");
     expect(text).toContain("- Attempts: 2 (2 verified, 0 failed)\n");
-    expect(text).toContain("### implement\n\n- Attempt 1: verified, outcome done\n");
+    expect(text).toContain(
+      `### implement\n\n- Attempt 1: verified, outcome done${await triedSuffix(root, "implement")}\n`,
+    );
     expect(text).toContain("## For the owner\n\nNothing needs attention.\n");
     expect((await listMemoryCandidates(root)).candidates).toEqual([]);
   });
@@ -117,9 +120,37 @@ describe("the retrospective", () => {
     expect(text).toContain("- Blocked step: implement\n- Breaker: consecutive_failures:3\n");
     expect(text).toContain(
       "- Attempt 1: completed, outcome needs-review, unverified: the step ended with outcome needs-review; " +
-        "missing evidence: diff, test-log\n",
+        `missing evidence: diff, test-log${await triedSuffix(root, "implement")}\n`,
     );
     expect(text).toContain("- The breaker stopped the run (`consecutive_failures:3`).\n");
     expect(text).toContain("- Step `implement` ended with outcome needs-review: the run stopped there.\n");
+  });
+
+  it("tells what an attempt tried and why it failed from its episode", async () => {
+    const { root, context } = await learningRun({ implementer: ["--exit", "1"] });
+    context.settings = parseLearningSettings("");
+    await appendEpisode(root, {
+      schema: "kxm.episode.v1",
+      at: "2026-09-01T12:00:00.000Z",
+      runId: "run_test",
+      workflow: "fix-bug",
+      stepId: "implement",
+      agent: "implementer",
+      attempt: 1,
+      tried: "Reran the release test with retries",
+      progress: false,
+      verified: false,
+      failure: "the release test still times out",
+      failureKey: "the release test still times out",
+      durationMs: 5,
+    });
+    const text = await writeRetrospective(context);
+    context.log.close();
+    expect(text).toContain(
+      "- Attempt 1: failed: the release test still times out (tried: Reran the release test with retries)\n",
+    );
+    expect(text).toContain("- Step `implement` failed after 1 attempt: the release test still times out (");
+    const [candidate] = (await listMemoryCandidates(root)).candidates;
+    expect(candidate?.summary).toContain("Failures: implement#1: the release test still times out");
   });
 });

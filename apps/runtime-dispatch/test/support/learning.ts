@@ -3,6 +3,7 @@ import { loadAgentsConfig } from "../../src/definitions/agents.js";
 import { openRunLog } from "../../src/execution/events.js";
 import { executeRun } from "../../src/index.js";
 import type { LearnContext } from "../../src/learning/after-run.js";
+import { readEpisodes } from "../../src/learning/episodes.js";
 import { parseLearningSettings } from "../../src/learning/settings.js";
 import { commitAll, gitRepo, NOW, put, tempDir, workflow } from "./repo.js";
 
@@ -20,6 +21,24 @@ function agentsYaml(agents: Record<string, [string, string[]]>): string {
     lines.push(`  ${agent}:`, `    command: ${JSON.stringify([process.execPath, script, ...args])}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * ` (tried: <text>)` as the retrospective shows it for an attempt whose episode records what it tried, else "":
+ * the runner writes episodes once the run loop records them, and these tests hold either way.
+ */
+export async function triedSuffix(root: string, stepId: string, attempt = 1): Promise<string> {
+  const { episodes } = await readEpisodes(root);
+  const tried = episodes.find(
+    (e) => e.runId === "run_test" && e.stepId === stepId && e.attempt === attempt,
+  )?.tried;
+  return tried === undefined || tried === "" ? "" : ` (tried: ${tried})`;
+}
+
+/** The distillation prompt's `<tried> ` before the arrow, likewise. */
+export async function triedPrefix(root: string, stepId: string, attempt = 1): Promise<string> {
+  const suffix = await triedSuffix(root, stepId, attempt);
+  return suffix === "" ? "" : `${suffix.slice(" (tried: ".length, -1)} `;
 }
 
 export interface LearningRun {
