@@ -34,6 +34,8 @@ export const ERROR_CATALOGUE = {
   },
   project_root_not_found: { status: 400, title: "No folder holding .kxm/ or .git was found" },
   memory_invalid: { status: 400, title: "A memory file does not parse or breaks a memory rule" },
+  memory_candidate_not_found: { status: 404, title: "No such memory candidate waiting for review" },
+  memory_fact_exists: { status: 409, title: "A memory fact with this id (or file) already exists" },
   memory_sync_refused: { status: 409, title: "An instruction file has malformed memory markers" },
   memory_sync_no_target: { status: 400, title: "None of AGENTS.md, CLAUDE.md, GEMINI.md exists" },
   skill_invalid: { status: 400, title: "A skill folder or its SKILL.md is malformed" },
@@ -44,6 +46,10 @@ export const ERROR_CATALOGUE = {
     title: "The skill's proposer may not promote it, or evidence is missing",
   },
   skill_unverified: { status: 409, title: "A skill's files do not match their recorded hashes" },
+  distill_failed: {
+    status: 500,
+    title: "The distillation agent failed or wrote outside its allowlist; the run's status is unchanged",
+  },
   git_unavailable: { status: 503, title: "git failed or did not answer in time" },
   hub_unreachable: { status: 503, title: "The hub could not be reached" },
   hub_answer_invalid: {

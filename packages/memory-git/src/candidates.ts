@@ -5,7 +5,7 @@ import { KxmError, LIMITS } from "@kxm/contract";
 import { redactSecrets } from "@kxm/provenance";
 import { stringify } from "yaml";
 import { projectPath, writeFileWhole } from "./files.js";
-import { memoryCandidatesDir } from "./layout.js";
+import { KXM_PATHS, memoryCandidatesDir } from "./layout.js";
 import { MEMORY_SCHEMA, MEMORY_SCOPES, type MemoryScope } from "./memory-file.js";
 
 /** What `kxm memory note` records. `source` is a source reference (a PR, a doc path), kept as `sourceRef`. */
@@ -65,7 +65,8 @@ function candidateText(
  * Records a memory candidate in `.kxm/memory/candidates/cand_<scope>_<12 hex>.md` (scope `project` and kind
  * `learning` unless given; authority evidence, confidence probable). The summary is trimmed and redacted, then
  * must hold 1 to 4,000 characters. The hex is the start of SHA-256 over `scope\0kind\0summary` (the redacted
- * summary), so noting the same thing twice finds the existing file, writes nothing and answers `created: false`.
+ * summary), so noting the same thing twice finds the existing file, writes nothing and answers `created: false`
+ * (so does noting a candidate that was rejected: `file` is then its record under `candidates/rejected/`).
  * Candidates are never loaded and never part of the memory revision.
  */
 export async function noteCandidate(
@@ -85,6 +86,9 @@ export async function noteCandidate(
   const path = join(memoryCandidatesDir(root), `${id}.md`);
   const file = projectPath(root, path);
   if (await exists(path)) return { id, file, created: false };
+  // A rejected candidate is kept as evidence of what was considered: noting it again finds that record.
+  const rejected = join(root, KXM_PATHS.rejectedMemoryCandidates, `${id}.md`);
+  if (await exists(rejected)) return { id, file: projectPath(root, rejected), created: false };
   await writeFileWhole(path, candidateText(id, scope, kind, summary, sourceRef));
   return { id, file, created: true };
 }

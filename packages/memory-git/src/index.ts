@@ -1,6 +1,14 @@
 // The public surface of @kxm/memory-git. Named exports only: adding a name here makes it public on purpose.
 export { renderBrief } from "./brief.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { AcceptedCandidate, AcceptOptions, RejectedCandidate } from "./candidate-review.js";
+export {
+  acceptMemoryCandidate,
+  listMemoryCandidates,
+  type MemoryCandidate,
+  rejectMemoryCandidate,
+} from "./candidate-review.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { NoteOptions } from "./candidates.js";
 export { noteCandidate } from "./candidates.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */

@@ -16,10 +16,17 @@ export const KXM_PATHS = {
   memory: `${KXM_DIR}/memory`,
   /** Memory candidates (`kxm memory note`), one `cand_<scope>_<hex>.md` each; never loaded. */
   memoryCandidates: `${KXM_DIR}/memory/${CANDIDATES_FOLDER}`,
+  /** Rejected memory candidates (`kxm memory reject`), kept with the reason as evidence; never loaded. */
+  rejectedMemoryCandidates: `${KXM_DIR}/memory/${CANDIDATES_FOLDER}/rejected`,
   /** The skill store, with its `.gitattributes` and one folder per skill status. */
   skills: `${KXM_DIR}/skills`,
   /** Proposed skills, `<id>/metadata.json` beside `<id>/<name>/`. */
   skillCandidates: `${KXM_DIR}/skills/${CANDIDATES_FOLDER}`,
+  /**
+   * The distillation pass's scratch folder (`kxm run`): the agent may write only `<name>/SKILL.md` in it; the runner
+   * proposes what is valid and removes the folder. Never a skill id (ids hold a dot), so skill listings skip it.
+   */
+  distilledSkills: `${KXM_DIR}/skills/${CANDIDATES_FOLDER}/distilled`,
   /** Promoted skills: what memory serves and the revision covers. */
   promotedSkills: `${KXM_DIR}/skills/promoted`,
   /** Rejected skills, kept with the reason. */

@@ -5,7 +5,7 @@ import type { Run } from "../runs/runs.js";
  * Variables an agent never inherits: the operator's hub credentials, the admin token and a named operator's token
  * included (an agent holding one could promote as that operator). Give an agent its own key instead.
  */
-const WITHHELD_ENV = ["KXM_AUTH_TOKEN", "KXM_OPERATOR_TOKEN", "KXM_AGENT_KEY"] as const;
+export const WITHHELD_ENV = ["KXM_AUTH_TOKEN", "KXM_OPERATOR_TOKEN", "KXM_AGENT_KEY"] as const;
 
 /** The environment one step attempt's agent starts with: `base` less {@link WITHHELD_ENV}, plus the `KXM_*` it is told. */
 export function agentEnv(

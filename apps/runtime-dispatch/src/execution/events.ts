@@ -13,6 +13,7 @@ type RunEventName =
   | "agent_step_finished"
   | "hub_report_failed"
   | "run_finished"
+  | "distill_finished"
   | "learning_failed";
 
 export interface RunLog {
@@ -35,7 +36,12 @@ export function openRunLog(root: string, runId: string): RunLog {
   );
   return {
     event(name, fields) {
-      const level = name === "hub_report_failed" || name === "learning_failed" ? "warn" : "info";
+      const warn =
+        name === "hub_report_failed" ||
+        name === "learning_failed" ||
+        (name === "distill_finished" && fields.status !== "done" && fields.status !== "skipped") ||
+        (name === "distill_finished" && Array.isArray(fields.dropped) && fields.dropped.length > 0);
+      const level = warn ? "warn" : "info";
       logger[level]({ event: name, ...fields });
     },
     close() {

@@ -31,6 +31,8 @@ export type { SkillMetadata, SkillStatus } from "./metadata.js";
 export { verifyPromotedSkills, verifySkill } from "./verify.js";
 
 const SKILL_FILE = "SKILL.md";
+/** The last segment of `KXM_PATHS.distilledSkills`, inside the candidates folder. */
+const DISTILLED_FOLDER = "distilled";
 
 // Stored skill files are hashed byte for byte. With `core.autocrlf` a Windows checkout would rewrite their line
 // endings and no promoted skill would verify there, so Git is told to leave every file under .kxm/skills alone.
@@ -167,8 +169,10 @@ async function listStatus(root: string, status: SkillStatus): Promise<SkillMetad
   }
   const out: SkillMetadata[] = [];
   for (const entry of entries) {
-    // Dot-named entries are temporary folders of an interrupted write, or `.gitkeep`.
-    if (!entry.name.startsWith(".")) out.push(await readListed(root, status, entry));
+    // Dot-named entries are temporary folders of an interrupted write, or `.gitkeep`; `distilled` is the
+    // distillation pass's scratch folder (no skill id lacks a dot).
+    if (entry.name.startsWith(".") || (status === "proposed" && entry.name === DISTILLED_FOLDER)) continue;
+    out.push(await readListed(root, status, entry));
   }
   return out;
 }

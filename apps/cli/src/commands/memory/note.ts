@@ -41,7 +41,8 @@ export default class MemoryNote extends KxmCommand {
       scope: flags.scope as MemoryScope,
       ...(flags.source === undefined ? {} : { source: flags.source }),
     });
-    this.say(result.created ? `Noted candidate ${result.file}` : `Already noted: ${result.file}`);
+    const seen = result.file.includes("/candidates/rejected/") ? "Already rejected" : "Already noted";
+    this.say(result.created ? `Noted candidate ${result.file}` : `${seen}: ${result.file}`);
     return result;
   }
 }
