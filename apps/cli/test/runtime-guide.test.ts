@@ -64,6 +64,12 @@ describe("docs/guides/runtime.md", () => {
       "kxm run prompt",
       "kxm run start",
     ]);
+    // The preview of the first step, taken before the run (after it, the run's own episodes would be in it)...
+    const preview = await sh(
+      root,
+      shim,
+      'kxm run prompt fix-bug --step plan --prompt "Fix the flaky release test." --project demo',
+    );
     for (const step of steps) {
       const result = await sh(root, shim, step.command);
       expect(result.stderr, step.command).toBe("");
@@ -71,12 +77,7 @@ describe("docs/guides/runtime.md", () => {
       expect(result.code, step.command).toBe(0);
       expect(normalise(result.stdout), step.command).toBe(normalise(step.output));
     }
-    // The preview of the first step is exactly what its agent then received.
-    const preview = await sh(
-      root,
-      shim,
-      'kxm run prompt fix-bug --step plan --prompt "Fix the flaky release test." --project demo',
-    );
+    // ...is exactly what its agent then received.
     const received = await readFile(join(root, ".kxm/runs/run_3f2a9c1d7e44/plan.1.prompt.md"), "utf8");
     expect(preview.stdout.replace("[preview:plan:1]", "[run_3f2a9c1d7e44:plan:1]")).toBe(received);
   }, 60_000);

@@ -86,7 +86,12 @@ describe("the episode of an attempt", () => {
       "plan=p.md",
     ]);
     expect(executed.outcome.status).toBe("succeeded");
-    expect(executed.learning).toEqual([]);
+    // The learners ran after the run's end: distillation (the fake agent plays the default agent) and the
+    // retrospective.
+    expect(executed.learning).toEqual([
+      { name: "distill", status: "done" },
+      { name: "retrospective", status: "done" },
+    ]);
     expect(episodes).toEqual([
       {
         schema: EPISODE_SCHEMA,

@@ -128,6 +128,7 @@ describe("executeRun", () => {
       "dispatch_context_assembled",
       "agent_step_finished",
       "run_finished",
+      "distill_finished",
     ]);
     const assembled = events.find((event) => event.event === "dispatch_context_assembled");
     expect(assembled).toMatchObject({

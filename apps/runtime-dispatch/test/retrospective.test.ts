@@ -56,7 +56,7 @@ describe("the retrospective", () => {
         "",
         "## Distillation",
         "",
-        "No distillation record.",
+        "Skipped: distillation is off (distill.enabled in .kxm/learning.yaml).",
         "",
         "## For the owner",
         "",

@@ -142,7 +142,7 @@ async function runSteps(
             // Told to the hub before the attempt's result is written, so the result records how that went.
             reportStep: (finished, told) => reportStep(report, options.reporter, run, step, finished, told),
           },
-          { attempt, previousFailureKey },
+          { attempt, previousFailureKey, settings },
         );
         attempts.push(result);
         hooks.progress({ kind: "step_finished", run, result });

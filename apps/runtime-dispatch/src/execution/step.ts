@@ -5,6 +5,7 @@ import type { WorkflowStep } from "../definitions/workflow.js";
 import { prepareStep } from "../dispatch/dispatch.js";
 import type { PredecessorOutput } from "../dispatch/prompt.js";
 import { appendEpisode, type Episode, normalizeFailure } from "../learning/episodes.js";
+import type { LearningSettings } from "../learning/settings.js";
 import { STEP_RESULT_SCHEMA, type StepResult } from "../runs/results.js";
 import { jsonText, type Run } from "../runs/runs.js";
 import { runAgent } from "./adapter.js";
@@ -35,6 +36,8 @@ export interface AttemptContext {
    * latest earlier run's episode of the same workflow and step); null when there is none.
    */
   previousFailureKey: string | null;
+  /** The run's learning settings, read once when it started (the episodes digest's budget). */
+  settings: LearningSettings;
 }
 
 /** A finished attempt: its result as written, and its episode as appended. */
@@ -67,6 +70,7 @@ export async function runStep(
     stepId: step.id,
     attempt,
     predecessors,
+    learning: context.settings,
     ...(options.gitTimeoutMs === undefined ? {} : { gitTimeoutMs: options.gitTimeoutMs }),
     ...(options.gitBinary === undefined ? {} : { gitBinary: options.gitBinary }),
   });
