@@ -3,6 +3,7 @@ import type { AgentsConfig } from "../definitions/agents.js";
 import type { RunLog } from "../execution/events.js";
 import type { RunOutcome, StepResult } from "../runs/results.js";
 import type { Run } from "../runs/runs.js";
+import { ledgerLearner } from "./ledger.js";
 import type { LearningSettings } from "./settings.js";
 
 // What the runner learns once a run has ended and its outcome is written: each learner in turn (the ledger
@@ -37,7 +38,7 @@ export type LearnerResult =
   | { name: string; status: "failed"; code: string };
 
 /** The learners, in the order they run. */
-const LEARNERS: Learner[] = [];
+const LEARNERS: Learner[] = [ledgerLearner];
 
 /** Runs every learner (or `learners`, for tests) in order; each failure is logged as `learning_failed`. */
 export async function learnFromRun(
