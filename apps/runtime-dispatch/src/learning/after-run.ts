@@ -1,6 +1,7 @@
 import { isKxmError } from "@kxm/contract";
 import type { LearnContext, Learner } from "./context.js";
 import { distillLearner } from "./distill.js";
+import { ledgerLearner } from "./ledger.js";
 import { retrospectiveLearner } from "./retrospective.js";
 
 // What the runner learns once a run has ended and its outcome is written: each learner in turn (the ledger
@@ -14,8 +15,11 @@ export type LearnerResult =
   | { name: string; status: "done" }
   | { name: string; status: "failed"; code: string };
 
-/** The learners, in the order they run. Distillation comes before the retrospective, which reports it. */
-const LEARNERS: Learner[] = [distillLearner, retrospectiveLearner];
+/**
+ * The learners, in the order they run: the ledger (from the run's files alone), distillation, then the retrospective,
+ * which reports the distillation.
+ */
+const LEARNERS: Learner[] = [ledgerLearner, distillLearner, retrospectiveLearner];
 
 /** Runs every learner (or `learners`, for tests) in order; each failure is logged as `learning_failed`. */
 export async function learnFromRun(
