@@ -16,6 +16,9 @@ export { executeRun } from "./execution/run-loop.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { HubReportTarget, RunOutcomeReport } from "./hub/hub-report.js";
 export { hubReporter, type ReportResult, type RunReporter, type StepReport } from "./hub/hub-report.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { Efficacy, EfficacySide, Interval } from "./learning/efficacy.js";
+export { type Ledger, loadLedger } from "./learning/ledger.js";
 export type { DispatchManifest } from "./runs/manifest.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { RunOutcome, StepResult } from "./runs/results.js";

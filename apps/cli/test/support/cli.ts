@@ -68,6 +68,7 @@ export const COMMAND_IDS = [
   "memory:sync",
   "memory:validate",
   "run:manifest",
+  "run:metrics",
   "run:prompt",
   "run:start",
   "run:status",

@@ -11,9 +11,9 @@ import { z } from "zod";
 export const EPISODE_SCHEMA = "kxm.episode.v1";
 
 /** The longest `tried` and `failure` texts an episode keeps, after redaction. */
-export const EPISODE_TEXT_CHARS = 500;
+const EPISODE_TEXT_CHARS = 500;
 
-export const EpisodeSchema = z.strictObject({
+const EpisodeSchema = z.strictObject({
   schema: z.literal(EPISODE_SCHEMA),
   /** When the attempt finished (ISO 8601 with offset). */
   at: z.iso.datetime({ offset: true }),
@@ -90,7 +90,7 @@ export async function readEpisodes(root: string): Promise<{ episodes: Episode[];
 }
 
 /** {@link readEpisodes} over a file's text. */
-export function parseEpisodes(text: string): { episodes: Episode[]; skipped: number } {
+function parseEpisodes(text: string): { episodes: Episode[]; skipped: number } {
   const episodes: Episode[] = [];
   let skipped = 0;
   for (const line of text.split("\n")) {

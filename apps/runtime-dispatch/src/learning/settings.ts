@@ -6,7 +6,7 @@ import { parseYamlFile, readProjectFile } from "../definitions/yaml-file.js";
 // The learning loop's settings: `.kxm/learning.yaml`, optional (every field has a default), validated like a
 // workflow (an unknown key or a bad value is `invalid_request` naming the file, the line and the rule).
 
-export const LEARNING_FILE = KXM_PATHS.learning;
+const LEARNING_FILE = KXM_PATHS.learning;
 
 const LearningSchema = z.strictObject({
   episodes: z
