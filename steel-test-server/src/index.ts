@@ -8,7 +8,8 @@
 // it. The "cloud" flavour checks the key (the steel-api-key header on REST, apiKey on CDP: 401 otherwise) and ends
 // each session at its timeout; the "open-source" flavour reproduces what steel-browser 0.5.2 does instead (one
 // session at a time, a create releases the current one, release ignores the id, timeout ignored, no key checked,
-// an idle placeholder session after each release, any id it does not hold answered as "released").
+// an idle placeholder session after each release, any id it does not hold answered as "released"). Test hooks
+// (the `now` and `releaseIgnoresId` options, expire, forget, addSession) shape what a test needs: see README.md.
 //
 // What it does not prove: that KXM works against Steel's real deployment (its scaling and session limits, its
 // real error bodies beyond the shapes copied here, its viewer, which is an interactive screencast and not the page
@@ -18,6 +19,7 @@
 export { type ChromiumProcess, chromiumFlags, launchChromium } from "./chromium.js";
 export {
   type Flavour,
+  type ForeignSession,
   type RecordedRequest,
   type SessionStatus,
   type SteelTestServer,

@@ -33,6 +33,28 @@ export interface SteelTestServerOptions {
   launch?: "eager" | "lazy";
   /** The timeout a create without `timeout` gets, in ms. Default 300000 (Steel's default). */
   defaultTimeoutMs?: number;
+  /**
+   * Test hook: the server's clock, in ms since the epoch, read for each session's createdAt, its release time and
+   * its duration, so a test whose client runs on a fake clock sees times consistent with it. Timeouts still run
+   * on real timers. Default Date.now.
+   */
+  now?: () => number;
+  /**
+   * Test hook, cloud flavour: a release (POST /v1/sessions/:id/release) releases every live session, whatever id
+   * it names (an unknown id is still 404), so a client can be shown a release that hit other sessions. The
+   * open-source flavour ignores the id anyway (its one session). Default false.
+   */
+  releaseIgnoresId?: boolean;
+}
+
+/** A session a test puts on the server as if someone else had created it: see SteelTestServer.addSession. */
+export interface ForeignSession {
+  id: string;
+  /** An ISO time; undefined: the session's answers carry no createdAt at all. */
+  createdAt?: string | undefined;
+  status: SessionStatus;
+  /** Default: the server's defaultTimeoutMs. Reported only: a foreign session never times out. */
+  timeoutMs?: number;
 }
 
 export interface RecordedRequest {
@@ -48,7 +70,8 @@ export interface RecordedRequest {
 export interface TestSessionView {
   id: string;
   status: SessionStatus;
-  createdAt: string;
+  /** Undefined only for a session added by addSession without one. */
+  createdAt?: string;
   timeoutMs: number;
   /** Why it ended: "released", "timeout", "expired", "replaced by a new session", "server closed". */
   releaseCause?: string;
@@ -69,6 +92,18 @@ export interface SteelTestServer {
   sessions(): TestSessionView[];
   /** Ends a session now as its timeout would (cause "expired"): its Chromium is killed, CDP clients cut off. */
   expire(id: string): Promise<void>;
+  /**
+   * Test hook: the server no longer knows the session, as if it had ended and been purged: GET /v1/sessions/:id
+   * answers 404 (open-source: "released", as for any id it does not hold), the list leaves it out, CDP to it is
+   * 404. Its Chromium is killed and its CDP clients cut off first. Throws for an id the server does not know.
+   */
+  forget(id: string): Promise<void>;
+  /**
+   * Test hook: a session KXM did not create (made by another client, or left by an earlier run), listed and
+   * answered like any other, released by a release naming it. It has no Chromium: CDP to it is refused (409), so
+   * use it for REST-only checks. Throws if the id is taken. Cloud flavour only (open-source holds one session).
+   */
+  addSession(session: ForeignSession): void;
   /** Pids of the Chromium processes the server runs now (sessions and the scrape/screenshot browser). */
   chromiumPids(): number[];
   /** Releases every session, kills every Chromium, removes the temp folder, stops listening. */
@@ -77,7 +112,8 @@ export interface SteelTestServer {
 
 interface SessionRecord {
   id: string;
-  createdAtMs: number;
+  /** Undefined only for a foreign session added without a createdAt. */
+  createdAtMs: number | undefined;
   status: SessionStatus;
   timeoutMs: number;
   releaseCause?: string;
@@ -86,6 +122,8 @@ interface SessionRecord {
   launching?: Promise<ChromiumProcess>;
   timer?: NodeJS.Timeout;
   sockets: Set<WebSocket>;
+  /** Added by addSession: no Chromium is ever started for it. */
+  foreign?: boolean;
 }
 
 class HttpError extends Error {
@@ -176,6 +214,8 @@ export async function startSteelTestServer(options: SteelTestServerOptions = {})
   const maxSessions = options.maxSessions ?? 200;
   const lazy = options.launch === "lazy";
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 300_000;
+  const now = options.now ?? Date.now;
+  const releaseIgnoresId = options.releaseIgnoresId === true;
   if (!Number.isInteger(maxSessions) || maxSessions < 1)
     throw new Error("maxSessions must be a positive integer");
   if (!Number.isInteger(defaultTimeoutMs) || defaultTimeoutMs < 1) {
@@ -194,7 +234,7 @@ export async function startSteelTestServer(options: SteelTestServerOptions = {})
   const view = (record: SessionRecord): TestSessionView => ({
     id: record.id,
     status: record.status,
-    createdAt: new Date(record.createdAtMs).toISOString(),
+    ...(record.createdAtMs === undefined ? {} : { createdAt: new Date(record.createdAtMs).toISOString() }),
     timeoutMs: record.timeoutMs,
     ...(record.releaseCause === undefined ? {} : { releaseCause: record.releaseCause }),
     ...(record.chromium === undefined || record.chromium.exited()
@@ -206,12 +246,12 @@ export async function startSteelTestServer(options: SteelTestServerOptions = {})
   /** The session object, shaped like Steel's (sessions.schema.ts of steel-browser, steel-sdk's Session). */
   const details = (record: SessionRecord) => {
     const ws = base.replace(/^http/, "ws");
-    const end = record.releasedAtMs ?? Date.now();
+    const end = record.releasedAtMs ?? now();
     return {
       id: record.id,
-      createdAt: new Date(record.createdAtMs).toISOString(),
+      ...(record.createdAtMs === undefined ? {} : { createdAt: new Date(record.createdAtMs).toISOString() }),
       status: record.status,
-      duration: Math.max(0, end - record.createdAtMs),
+      duration: record.createdAtMs === undefined ? 0 : Math.max(0, end - record.createdAtMs),
       eventCount: 0,
       timeout: record.timeoutMs,
       creditsUsed: 0,
@@ -231,6 +271,11 @@ export async function startSteelTestServer(options: SteelTestServerOptions = {})
   };
 
   const ensureChromium = (record: SessionRecord): Promise<ChromiumProcess> => {
+    if (record.foreign === true) {
+      return Promise.reject(
+        new HttpError(409, `Session ${record.id} was added by the test: it has no browser`),
+      );
+    }
     if (record.chromium !== undefined && !record.chromium.exited()) return Promise.resolve(record.chromium);
     if (record.launching !== undefined) return record.launching;
     const launching = launchChromium({ executablePath: chromiumPath, parentDir: tempRoot }).then(
@@ -257,7 +302,7 @@ export async function startSteelTestServer(options: SteelTestServerOptions = {})
     if (record.status === "released" || record.status === "failed") return;
     record.status = "released";
     record.releaseCause = cause;
-    record.releasedAtMs = Date.now();
+    record.releasedAtMs = now();
     if (record.timer !== undefined) clearTimeout(record.timer);
     // The browser goes first, so a client that sees its connection drop finds the browser gone already.
     await record.launching?.catch(() => undefined);
@@ -269,7 +314,7 @@ export async function startSteelTestServer(options: SteelTestServerOptions = {})
   const newRecord = (timeoutMs: number, status: SessionStatus): SessionRecord => {
     const record: SessionRecord = {
       id: randomUUID(),
-      createdAtMs: Date.now(),
+      createdAtMs: now(),
       status,
       timeoutMs,
       sockets: new Set(),
@@ -320,7 +365,7 @@ export async function startSteelTestServer(options: SteelTestServerOptions = {})
       if (record.timer !== undefined) clearTimeout(record.timer);
       record.status = "failed";
       record.releaseCause = "browser failed to start";
-      record.releasedAtMs = Date.now();
+      record.releasedAtMs = now();
       throw new HttpError(500, `Failed to launch the session's browser: ${(error as Error).message}`);
     }
   };
@@ -358,14 +403,14 @@ export async function startSteelTestServer(options: SteelTestServerOptions = {})
     if (flavour === "open-source" && (record === undefined || record !== active)) {
       // steel-browser answers any id that is not its current session as released, known or not.
       if (record !== undefined) return details(record);
-      const now = Date.now();
+      const at = now();
       return {
         ...details({
           id,
-          createdAtMs: now,
+          createdAtMs: at,
           status: "released",
           timeoutMs: 0,
-          releasedAtMs: now,
+          releasedAtMs: at,
           sockets: new Set(),
         }),
       };
@@ -389,6 +434,10 @@ export async function startSteelTestServer(options: SteelTestServerOptions = {})
     }
     const record = records.get(id);
     if (record === undefined) throw new HttpError(404, `Session ${id} not found`);
+    if (releaseIgnoresId) {
+      const live = [...records.values()].filter((other) => other.status === "live");
+      await Promise.all(live.map((other) => endSession(other, "released")));
+    }
     await endSession(record, "released");
     return { success: true, message: `Session ${id} released`, ...details(record) };
   };
@@ -609,6 +658,32 @@ export async function startSteelTestServer(options: SteelTestServerOptions = {})
       if (record === undefined) throw new Error(`no session ${id}`);
       await endSession(record, "expired");
       if (flavour === "open-source" && record === active) startPlaceholder();
+    },
+    forget: async (id: string) => {
+      const record = records.get(id);
+      if (record === undefined) throw new Error(`no session ${id}`);
+      await endSession(record, "forgotten");
+      records.delete(id);
+      if (flavour === "open-source" && record === active) startPlaceholder();
+    },
+    addSession: (session: ForeignSession) => {
+      if (flavour !== "cloud") throw new Error("addSession is for the cloud flavour only");
+      if (records.has(session.id)) throw new Error(`session ${session.id} exists already`);
+      let createdAtMs: number | undefined;
+      if (session.createdAt !== undefined) {
+        createdAtMs = Date.parse(session.createdAt);
+        if (!Number.isFinite(createdAtMs)) throw new Error(`createdAt is not a time: ${session.createdAt}`);
+      }
+      const ended = session.status === "released" || session.status === "failed";
+      records.set(session.id, {
+        id: session.id,
+        createdAtMs,
+        status: session.status,
+        timeoutMs: session.timeoutMs ?? defaultTimeoutMs,
+        ...(ended ? { releaseCause: "added as ended", releasedAtMs: now() } : {}),
+        sockets: new Set(),
+        foreign: true,
+      });
     },
     chromiumPids: () =>
       [...records.values()]

@@ -1,39 +1,36 @@
 // runInSession and withSession: the command gets a keyless loopback CDP URL and the session id in its
 // environment, drives a real Chromium through it, and the session is released in every case: exit 0, a
 // failing exit, a command that does not exist, a signal to the process, and a person taking over meanwhile.
+// Steel, the outside service, is the Steel test server (@kxm/steel-test-server: a real Chromium per session).
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type SteelTestServer, startSteelTestServer } from "@kxm/steel-test-server";
 import { expectKxmRejection, tempDir } from "@kxm/test-support";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { type Browser, openBrowser, runInSession, type SteelConfig, withSession } from "../src/index.js";
-import { type Chromium, launchChromium } from "./support/chromium.js";
 import { assertFreshDist, plainNodeEnv } from "./support/dist.js";
-import { type MiniSteel, startMiniSteel } from "./support/mini-steel.js";
 import { startSite } from "./support/site.js";
 
 const KEY = "sk-exec-31d0";
 const CHILD = fileURLToPath(new URL("./fixtures/cdp-child.mjs", import.meta.url));
 const DRIVER = fileURLToPath(new URL("./fixtures/exec-driver.mjs", import.meta.url));
-let browserProcess: Chromium;
 let site: Awaited<ReturnType<typeof startSite>>;
-let steel: MiniSteel;
+let steel: SteelTestServer;
 let config: SteelConfig;
 let browser: Browser;
 
 beforeAll(async () => {
-  browserProcess = await launchChromium();
   site = await startSite();
 }, 60_000);
 
 afterAll(async () => {
   await site?.close();
-  await browserProcess?.kill();
 });
 
 beforeAll(async () => {
-  steel = await startMiniSteel({ key: KEY, chromiumWs: browserProcess.wsEndpoint });
+  steel = await startSteelTestServer({ apiKey: KEY, launch: "lazy" });
   config = { apiUrl: steel.url, key: KEY, stateDir: await tempDir(), requestTimeoutMs: 10_000 };
 });
 
@@ -46,7 +43,14 @@ function open(): Browser {
 }
 
 function liveSessions(): string[] {
-  return [...steel.sessions.values()].filter((s) => s.status === "live").map((s) => s.id);
+  return steel
+    .sessions()
+    .filter((s) => s.status === "live")
+    .map((s) => s.id);
+}
+
+function remoteStatus(id: string): string | undefined {
+  return steel.sessions().find((s) => s.id === id)?.status;
 }
 
 function waitForFile(path: string, content?: string, timeoutMs = 20_000): Promise<void> {
@@ -82,7 +86,7 @@ describe("runInSession", () => {
     expect(JSON.stringify(seen.argv)).not.toContain(KEY);
     expect(seen.sessionId).toBe(result.sessionId);
     expect(result).toEqual({ sessionId: result.sessionId, exitCode: 0, released: true });
-    expect(steel.sessions.get(result.sessionId)?.status).toBe("released");
+    expect(remoteStatus(result.sessionId)).toBe("released");
     expect(b.tracked(result.sessionId)).toMatchObject({
       state: "RELEASED",
       releaseCause: "released by the agent",
@@ -122,19 +126,22 @@ describe("runInSession", () => {
     );
     expect(result.exitCode).toBe(7);
     expect(result.released).toBe(true);
-    expect(steel.sessions.get(result.sessionId)?.status).toBe("released");
+    expect(remoteStatus(result.sessionId)).toBe("released");
   });
 
   test("a command that does not exist is invalid_usage, and the session is released", async () => {
     const b = open();
-    const before = new Set(steel.sessions.keys());
+    const before = new Set(steel.sessions().map((s) => s.id));
     await expectKxmRejection(
       runInSession(b, undefined, ["kxm-no-such-command-xyz"], { stdio: "ignore" }),
       "invalid_usage",
     );
-    const created = [...steel.sessions.keys()].filter((id) => !before.has(id));
+    const created = steel
+      .sessions()
+      .map((s) => s.id)
+      .filter((id) => !before.has(id));
     expect(created).toHaveLength(1);
-    expect(steel.sessions.get(created[0] ?? "")?.status).toBe("released");
+    expect(remoteStatus(created[0] ?? "")).toBe("released");
     await expectKxmRejection(runInSession(b, undefined, []), "invalid_usage");
   });
 
@@ -143,7 +150,7 @@ describe("runInSession", () => {
     const { session } = await b.create();
     const kept = await runInSession(b, session.id, ["true"], { stdio: "ignore" });
     expect(kept).toEqual({ sessionId: session.id, exitCode: 0, released: false });
-    expect(steel.sessions.get(session.id)?.status).toBe("live");
+    expect(remoteStatus(session.id)).toBe("live");
     await b.requestTakeover(session.id, "login");
     await expectKxmRejection(
       runInSession(b, session.id, ["true"], { stdio: "ignore" }),
@@ -169,7 +176,7 @@ describe("runInSession", () => {
     const result = await running;
     expect(readFileSync(out, "utf8")).toBe("disconnected");
     expect(result).toMatchObject({ exitCode: 0, released: true });
-    expect(steel.sessions.get(id ?? "")?.status).toBe("released");
+    expect(remoteStatus(id ?? "")).toBe("released");
   });
 
   test("SIGTERM to the process: forwarded to the command, then the session is released", async () => {
@@ -195,7 +202,7 @@ describe("runInSession", () => {
       signal: string;
     };
     expect(result).toMatchObject({ exitCode: 143, released: true, signal: "SIGTERM" });
-    expect(steel.sessions.get(result.sessionId)?.status).toBe("released");
+    expect(remoteStatus(result.sessionId)).toBe("released");
   });
 });
 
@@ -209,7 +216,7 @@ describe("withSession", () => {
         throw new Error("task failed");
       }),
     ).rejects.toThrow("task failed");
-    expect(steel.sessions.get(id)?.status).toBe("released");
+    expect(remoteStatus(id)).toBe("released");
     await expect(withSession(b, {}, async (session) => session.id)).resolves.toMatch(/-/);
   });
 
@@ -227,6 +234,6 @@ describe("withSession", () => {
     const id = readFileSync(marker, "utf8");
     child.kill("SIGTERM");
     expect(await exited).toBe("SIGTERM");
-    expect(steel.sessions.get(id)?.status).toBe("released");
+    expect(remoteStatus(id)).toBe("released");
   });
 });

@@ -1,25 +1,23 @@
 // The CDP relay and the signed-in check against a real Chromium (Debian's /usr/bin/chromium, headless). The
-// relay's upstream is the mini Steel stand-in, which checks the key on the CDP URL, so these tests prove the
-// relay adds the key upstream while the URL the command gets holds none.
+// relay's upstream is the Steel test server (@kxm/steel-test-server: it stands in for Steel, the outside service,
+// with one real Chromium per session), which checks the key on the CDP URL, so these tests prove the relay adds
+// the key upstream while the URL the command gets holds none.
+import { type SteelTestServer, startSteelTestServer } from "@kxm/steel-test-server";
 import { expectKxmRejection, freePort } from "@kxm/test-support";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startCdpRelay } from "../src/relay.js";
 import { cdpUrl } from "../src/urls.js";
 import { verifySignedIn } from "../src/verify.js";
-import { type Chromium, launchChromium } from "./support/chromium.js";
-import { type MiniSteel, startMiniSteel } from "./support/mini-steel.js";
 import { startSite } from "./support/site.js";
 
 const KEY = "sk-relay-4f9a";
-let browserProcess: Chromium;
-let steel: MiniSteel;
+let steel: SteelTestServer;
 let site: Awaited<ReturnType<typeof startSite>>;
 let sessionId: string;
 
 beforeAll(async () => {
-  browserProcess = await launchChromium();
-  steel = await startMiniSteel({ key: KEY, chromiumWs: browserProcess.wsEndpoint });
+  steel = await startSteelTestServer({ apiKey: KEY, launch: "lazy" });
   site = await startSite();
   const created = await fetch(`${steel.url}/v1/sessions`, {
     method: "POST",
@@ -32,8 +30,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await steel?.close();
   await site?.close();
-  await browserProcess?.kill();
 });
+
+/** CDP upgrades the server accepted (and so proxied to the session's Chromium). */
+function cdpConnections(): number {
+  return steel.requests.filter((r) => r.path === "/v1/devtools" && r.status === 101).length;
+}
 
 function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const started = Date.now();
@@ -59,7 +61,7 @@ describe("the CDP relay", () => {
     });
     expect(relay.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}$/);
     expect(relay.url).not.toContain(KEY);
-    const before = steel.cdpConnections;
+    const before = cdpConnections();
     const browser = await chromium.connectOverCDP(relay.url, { timeout: 20_000 });
     try {
       const context = browser.contexts()[0] ?? (await browser.newContext());
@@ -73,7 +75,7 @@ describe("the CDP relay", () => {
       await browser.close();
     }
     expect(upstreamCalls).toBe(1);
-    expect(steel.cdpConnections).toBe(before + 1);
+    expect(cdpConnections()).toBe(before + 1);
     await relay.close();
   });
 
@@ -126,11 +128,12 @@ describe("the CDP relay", () => {
 
 describe("verifySignedIn", () => {
   test("holds when a page matches URL, selector and text; detaches without closing the page", async () => {
-    const driver = await chromium.connectOverCDP(browserProcess.wsEndpoint);
+    // The agent's page, opened in the session's browser through the server's CDP endpoint.
+    const url = cdpUrl(steel.url, sessionId, KEY);
+    const driver = await chromium.connectOverCDP(url);
     const page = await (driver.contexts()[0] ?? (await driver.newContext())).newPage();
     await page.goto(`${site.url}/app/home?token=one-time-secret`);
     try {
-      const url = cdpUrl(steel.url, sessionId, KEY);
       const ok = await verifySignedIn(
         url,
         { url: "/app/home", selector: "#account", text: "Signed in as Ada" },

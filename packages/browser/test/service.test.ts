@@ -1,7 +1,9 @@
-// openBrowser() end to end against the mini Steel stand-in (REST in memory, CDP proxied to a real Chromium): the
+// openBrowser() end to end against the Steel test server (@kxm/steel-test-server, standing in for Steel, the outside
+// service: a real Chromium per session; its test hooks forget, expire and addSession play the server's side): the
 // tracker follows the server, the takeover refuses the agent while a person holds the session, the signed-in
 // check gates the resume, and the sweep releases one session at a time and stops on a release that hit another.
 import type { KxmError } from "@kxm/contract";
+import { startSteelTestServer } from "@kxm/steel-test-server";
 import { expectKxmRejection, tempDir } from "@kxm/test-support";
 import { chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
@@ -14,23 +16,18 @@ import {
   type SweepReport,
 } from "../src/index.js";
 import { DEFAULT_SESSION_TIMEOUT_MS } from "../src/service.js";
-import { type Chromium, launchChromium } from "./support/chromium.js";
-import { startMiniSteel } from "./support/mini-steel.js";
 import { startSite } from "./support/site.js";
 
 const KEY = "sk-service-77c1";
-let browserProcess: Chromium;
 let site: Awaited<ReturnType<typeof startSite>>;
 const toClose: Array<{ close(): unknown }> = [];
 
 beforeAll(async () => {
-  browserProcess = await launchChromium();
   site = await startSite();
 }, 60_000);
 
 afterAll(async () => {
   await site?.close();
-  await browserProcess?.kill();
 });
 
 afterEach(async () => {
@@ -38,8 +35,16 @@ afterEach(async () => {
 });
 
 async function setUp(options: { oneAtATime?: boolean; releaseIgnoresId?: boolean; now?: () => number } = {}) {
-  const steel = await startMiniSteel({ key: KEY, chromiumWs: browserProcess.wsEndpoint, ...options });
+  // oneAtATime: the open-source flavour (a create releases the previous session; it checks no key).
+  const steel = await startSteelTestServer({
+    apiKey: KEY,
+    launch: "lazy",
+    ...(options.oneAtATime ? { flavour: "open-source" as const } : {}),
+    ...(options.releaseIgnoresId ? { releaseIgnoresId: true } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
   toClose.push(steel);
+  const remoteStatus = (id: string) => steel.sessions().find((s) => s.id === id)?.status;
   const config: SteelConfig = {
     apiUrl: steel.url,
     key: KEY,
@@ -51,7 +56,7 @@ async function setUp(options: { oneAtATime?: boolean; releaseIgnoresId?: boolean
     toClose.push(browser);
     return browser;
   };
-  return { steel, config, open, browser: open() };
+  return { steel, remoteStatus, config, open, browser: open() };
 }
 
 function noKey(error: KxmError): void {
@@ -105,7 +110,7 @@ describe("openBrowser: sessions", () => {
   test("a session that vanished from the server is marked released; one neither side knows is not found", async () => {
     const { browser, steel } = await setUp();
     const { session } = await browser.create();
-    steel.sessions.delete(session.id);
+    await steel.forget(session.id);
     const status = await browser.status(session.id);
     expect(status.remote).toBeUndefined();
     expect(status.tracked).toMatchObject({ state: "RELEASED", releaseCause: "gone from the server" });
@@ -116,18 +121,17 @@ describe("openBrowser: sessions", () => {
   test("a session that expired on the server is released for KXM too", async () => {
     const { browser, steel } = await setUp();
     const { session } = await browser.create();
-    const remote = steel.sessions.get(session.id);
-    if (remote) remote.status = "released";
+    await steel.expire(session.id);
     await expectKxmRejection(browser.cdpUrl(session.id), "browser_session_released");
     expect(browser.tracked(session.id)?.releaseCause).toBe("the server says released");
   });
 
   test("release: by the agent or the operator, idempotent, and another opening of the tracker sees it", async () => {
-    const { browser, steel, open } = await setUp();
+    const { browser, remoteStatus, open } = await setUp();
     const { session } = await browser.create();
     const released = await browser.release(session.id, "operator");
     expect(released).toMatchObject({ state: "RELEASED", releaseCause: "released by the operator" });
-    expect(steel.sessions.get(session.id)?.status).toBe("released");
+    expect(remoteStatus(session.id)).toBe("released");
     await expect(browser.release(session.id, "agent")).resolves.toMatchObject({
       releaseCause: "released by the operator",
     });
@@ -139,7 +143,7 @@ describe("openBrowser: sessions", () => {
     const { browser, steel } = await setUp();
     const a = await browser.create();
     const b = await browser.create();
-    steel.sessions.delete(a.session.id);
+    await steel.forget(a.session.id);
     const listed = await browser.list();
     const ids = [a.session.id, b.session.id].sort();
     expect(listed.map((entry) => entry.id)).toEqual(ids);
@@ -249,7 +253,7 @@ describe("openBrowser: a session that expires while a person holds it", () => {
     await browser.requestTakeover(session.id, "login");
     const started = Date.now();
     const waiting = browser.waitFor(session.id, ["VERIFY_AUTHENTICATION"], { timeoutMs: 15_000, pollMs: 50 });
-    steel.sessions.delete(session.id); // the timeout ended it on the server
+    await steel.forget(session.id); // the timeout ended it on the server, which then forgot it
     const error = await expectKxmRejection(waiting, "browser_session_released");
     expect(error.message).toBe(`session ${session.id} is released (gone from the server): no wait`);
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -266,30 +270,24 @@ describe("openBrowser: sweep", () => {
 
   test("dry run lists the plan and releases nothing; the real run releases and marks", async () => {
     let now = Date.parse("2026-12-02T12:00:00Z");
-    const { browser, steel } = await setUp({ now: () => now });
+    const { browser, steel, remoteStatus } = await setUp({ now: () => now });
     // Within its own timeout, so that idleness is what sweeps it (past the timeout is its own rule).
     const idle = await browser.create({ timeoutMs: 60 * MIN });
     const held = await browser.create();
     const gone = await browser.create();
     await browser.requestTakeover(held.session.id, "login");
-    steel.sessions.delete(gone.session.id);
-    steel.sessions.set("untracked-old", {
+    await steel.forget(gone.session.id);
+    steel.addSession({
       id: "untracked-old",
       createdAt: new Date(now - 30 * MIN).toISOString(),
       status: "live",
-      timeout: 1,
     });
-    steel.sessions.set("untracked-no-time", {
-      id: "untracked-no-time",
-      createdAt: "",
-      status: "live",
-      timeout: 1,
-    });
+    steel.addSession({ id: "untracked-no-time", createdAt: undefined, status: "live" });
     now += 15 * MIN;
 
     const dry: SweepReport = await browser.sweep({ dryRun: true });
     expect(dry.released).toEqual([]);
-    expect(steel.sessions.get("untracked-old")?.status).toBe("live");
+    expect(remoteStatus("untracked-old")).toBe("live");
     const byId = Object.fromEntries(dry.entries.map((e: SweepEntry) => [e.id, `${e.action}: ${e.reason}`]));
     expect(byId).toEqual({
       [idle.session.id]: "release: tracked, idle for 15 minutes",
@@ -304,9 +302,9 @@ describe("openBrowser: sweep", () => {
     const real = await browser.sweep({ dryRun: false });
     expect(real.released).toEqual([idle.session.id, "untracked-old"].sort());
     expect(real.markedReleased).toEqual([gone.session.id]);
-    expect(steel.sessions.get("untracked-old")?.status).toBe("released");
-    expect(steel.sessions.get("untracked-no-time")?.status).toBe("live");
-    expect(steel.sessions.get(held.session.id)?.status).toBe("live");
+    expect(remoteStatus("untracked-old")).toBe("released");
+    expect(remoteStatus("untracked-no-time")).toBe("live");
+    expect(remoteStatus(held.session.id)).toBe("live");
     expect(browser.tracked(idle.session.id)?.releaseCause).toBe("swept: tracked, idle for 15 minutes");
   });
 
@@ -315,12 +313,7 @@ describe("openBrowser: sweep", () => {
     const { browser, steel } = await setUp({ releaseIgnoresId: true, now: () => now });
     const inUse = await browser.create();
     for (const id of ["old-a", "old-b"]) {
-      steel.sessions.set(id, {
-        id,
-        createdAt: new Date(now - 30 * MIN).toISOString(),
-        status: "live",
-        timeout: 1,
-      });
+      steel.addSession({ id, createdAt: new Date(now - 30 * MIN).toISOString(), status: "live" });
     }
     now += MIN;
     const error = await expectKxmRejection(browser.sweep({ dryRun: false }), "browser_release_mismatch", 502);
