@@ -16,10 +16,10 @@ import { type Episode, readEpisodes } from "./episodes.js";
 // Fields written by newer runners (retries, `blocked`, `breakerCause`, `blockedStep`) are read when present and
 // read as none when missing, so older run folders still roll up.
 
-export const LEDGER_SCHEMA = "kxm.ledger.v1";
+const LEDGER_SCHEMA = "kxm.ledger.v1";
 
 /** One step attempt. */
-export interface LedgerRow {
+interface LedgerRow {
   runId: string;
   workflow: string;
   stepId: string;
@@ -46,7 +46,7 @@ export interface LedgerRow {
 }
 
 /** One run's summary. */
-export interface LedgerRun {
+interface LedgerRun {
   runId: string;
   workflow: string;
   /** The outcome's status, or null while the run has none. */
@@ -68,7 +68,7 @@ export interface Ledger {
 }
 
 /** `.kxm/runs/ledger.json`. */
-export function ledgerPath(root: string): string {
+function ledgerPath(root: string): string {
   return join(root, KXM_PATHS.ledger);
 }
 
@@ -145,7 +145,7 @@ const episodeKey = (runId: string, stepId: string, attempt: number) =>
  * The rows of one run, from its folder: one per finished attempt (a result file with a status other than
  * `running`). A run without a readable run.json has none.
  */
-export async function runRows(
+async function runRows(
   root: string,
   runId: string,
   episodes: readonly Episode[] = [],
@@ -225,7 +225,7 @@ export async function runRows(
 }
 
 /** The ledger of `rows` and `runs`: rows sorted, efficacy computed, runs sorted by (finishedAt, runId). */
-export function buildLedger(rows: readonly LedgerRow[], runs: readonly LedgerRun[]): Ledger {
+function buildLedger(rows: readonly LedgerRow[], runs: readonly LedgerRun[]): Ledger {
   const attempts = [...rows].sort(byRow);
   return {
     schema: LEDGER_SCHEMA,
@@ -248,7 +248,7 @@ async function runIds(root: string): Promise<string[]> {
 }
 
 /** The ledger computed from every run folder under `.kxm/runs` (nothing is written). */
-export async function rebuildLedger(root: string): Promise<Ledger> {
+async function rebuildLedger(root: string): Promise<Ledger> {
   const { episodes } = await readEpisodes(root);
   const rows: LedgerRow[] = [];
   const runs: LedgerRun[] = [];
@@ -262,7 +262,7 @@ export async function rebuildLedger(root: string): Promise<Ledger> {
 }
 
 /** The stored ledger, or undefined when the file is missing, not JSON or off its schema. */
-export async function readLedgerFile(root: string): Promise<Ledger | undefined> {
+async function readLedgerFile(root: string): Promise<Ledger | undefined> {
   const file = await readJson(ledgerPath(root), LedgerFile);
   if (file === undefined) return undefined;
   const runs = z.array(z.looseObject({ runId: z.string() })).safeParse(file.runs);
@@ -274,7 +274,7 @@ export async function readLedgerFile(root: string): Promise<Ledger | undefined> 
  * Merges one run into the ledger and writes it whole: that run's rows and summary replace the stored ones. A
  * missing or corrupt ledger is rebuilt from every run folder instead, so nothing is lost.
  */
-export async function mergeRunIntoLedger(root: string, runId: string): Promise<Ledger> {
+async function mergeRunIntoLedger(root: string, runId: string): Promise<Ledger> {
   const stored = await readLedgerFile(root);
   let ledger: Ledger;
   if (stored === undefined) ledger = await rebuildLedger(root);
