@@ -86,9 +86,10 @@ describe("the episode of an attempt", () => {
       "plan=p.md",
     ]);
     expect(executed.outcome.status).toBe("succeeded");
-    // The learners ran after the run's end: distillation (the fake agent plays the default agent) and the
+    // The learners ran after the run's end: the ledger, distillation (the fake agent plays the default agent) and the
     // retrospective.
     expect(executed.learning).toEqual([
+      { name: "ledger", status: "done" },
       { name: "distill", status: "done" },
       { name: "retrospective", status: "done" },
     ]);
