@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { attemptFailure, earlierFailureKey } from "../src/execution/attempt-episode.js";
 import { readAgentReport } from "../src/execution/report.js";
 import { executeRun, type Run, type Workflow } from "../src/index.js";
-import { EPISODE_SCHEMA, type Episode, readEpisodes } from "../src/learning/episodes.js";
+import { EPISODE_SCHEMA, type Episode, normalizeFailure, readEpisodes } from "../src/learning/episodes.js";
 import { commitAll, gitRepo, NOW, put, tempDir } from "./support/repo.js";
 
 // The episode each step attempt appends: what the agent said it tried and why it failed (its `Tried:` and
@@ -134,6 +134,18 @@ describe("the episode of an attempt", () => {
     expect(episode.failure).toMatch(/^push refused for token \S+ after 3 tries at 1a2b3c4d5e$/);
     expect(episode.failureKey).toMatch(/^push refused for token \S+ after # tries at #$/);
     expect([episode.progress, episode.verified]).toEqual([false, false]);
+  });
+});
+
+describe("the normalized failure", () => {
+  it("keeps exit codes apart and folds durations, counts and hex ids", () => {
+    expect(normalizeFailure("the agent ended with exit code 2")).not.toBe(
+      normalizeFailure("the agent ended with exit code 3"),
+    );
+    expect(normalizeFailure("Exited with status 1 after 12.5 s")).toBe(
+      normalizeFailure("exited with status 1 after 3 s"),
+    );
+    expect(normalizeFailure("build 'failed' at deadbeef1 line 40")).toBe("build failed at # line #");
   });
 });
 

@@ -53,16 +53,22 @@ export function episodeText(text: string): string {
   return line;
 }
 
+/** An exit code or status (kept: exit code 2 and exit code 3 are different failures), a hex id, or a number. */
+const VARIABLE_PART =
+  /(\bexit(?:ed)?(?: with)?(?: code| status)?[ :=]*)(\d{1,3})\b|\b[0-9a-f]{7,}\b|\d+(?:\.\d+)?/g;
+
 /**
- * The comparable form of a failure: lowercased, every run of digits (exit codes, durations, line numbers, pids)
- * and every hex id of 7 or more characters replaced by `#`, quotes dropped, spaces collapsed. Two failures are the
- * same when their keys are equal.
+ * The comparable form of a failure: lowercased, every run of digits (durations, line numbers, pids) and every hex
+ * id of 7 or more characters replaced by `#`, quotes dropped, spaces collapsed. An exit code or exit status keeps
+ * its number, since an agent that exits 2 and then 3 failed in two different ways. Two failures are the same when
+ * their keys are equal.
  */
 export function normalizeFailure(failure: string): string {
   return failure
     .toLowerCase()
-    .replace(/\b[0-9a-f]{7,}\b/g, "#")
-    .replace(/\d+(?:\.\d+)?/g, "#")
+    .replace(VARIABLE_PART, (_match, exit: string | undefined, code: string | undefined) =>
+      exit === undefined ? "#" : `${exit}${code}`,
+    )
     .replace(/["'`]/g, "")
     .replace(/\s+/g, " ")
     .trim()
