@@ -2,6 +2,7 @@
 // server is checked against what the tracker believes, and what the server says wins: a session it no longer
 // has live is marked released, with the cause.
 import { compareCodeUnits, KxmError } from "@kxm/contract";
+import pLimit from "p-limit";
 import { SteelClient } from "./client.js";
 import type { SteelConfig } from "./config.js";
 import { isLive } from "./schema.js";
@@ -452,20 +453,10 @@ async function eachAtMost<T>(
   items: readonly T[],
   work: (item: T) => Promise<void>,
 ): Promise<void> {
-  let next = 0;
-  const failures: unknown[] = [];
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await work(item);
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failures.length > 0) throw failures[0];
+  const bounded = pLimit(limit);
+  const settled = await Promise.allSettled(items.map((item) => bounded(() => work(item))));
+  const failed = settled.find((outcome) => outcome.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
 }
 
 /** The browser service for one Steel deployment: client, tracker and takeover rules. Close it when done. */
