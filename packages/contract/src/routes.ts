@@ -558,7 +558,8 @@ export const ROUTES = {
     params: z.strictObject({ project: ProjectIdSchema, itemId: IdSchema }),
     body: ReasonBodySchema,
     status: 201,
-    response: z.object({ tombstone: TombstoneSchema }),
+    /** `deleted`: the stored items and journal entries (as `journal_<entryId>`) that held the content, by id. */
+    response: z.object({ tombstone: TombstoneSchema, deleted: z.array(z.string()) }),
     errors: [
       ...AUTH_ERRORS,
       "admin_auth_not_configured",

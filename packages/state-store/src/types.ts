@@ -345,12 +345,14 @@ export interface KxmStore {
    */
   liftRevocation(input: LiftInput, now: Date): Promise<Revocation>;
   /**
-   * Forgets an id in one transaction: a stored item or journal entry is deleted (a state proposal's review record
-   * and an entry's review go with it), and a tombstone keeps the id, who, when, why and the SHA-256 of the content
-   * (the stored summary); for an authored fact or skill nothing is deleted and `authoredSummary` is hashed. Appends
-   * a `project` change. An id neither stored nor authored: 404 `not_found`.
+   * Forgets an id in one transaction: the stored item or journal entry it names, and every stored item and journal
+   * entry of the project with the same content (the summary), are deleted (a proposal's review record and an
+   * entry's review go with them), and a tombstone keeps the id, who, when, why and the SHA-256 of the content, never
+   * the content; for an authored fact or skill `authoredSummary` is hashed. Deleted rows are overwritten
+   * (`secure_delete`) and the WAL is checkpointed, so the content leaves the files. Appends a `project` change. An
+   * id neither stored nor authored: 404 `not_found`. Answers the tombstone and the ids deleted.
    */
-  forget(input: ForgetInput, now: Date): Promise<Tombstone>;
+  forget(input: ForgetInput, now: Date): Promise<{ tombstone: Tombstone; deleted: string[] }>;
   /** The project's tombstones, lifted ones too, by forgottenAt then id. Unknown project: 404 `not_found`. */
   listTombstones(project: string): Promise<Tombstone[]>;
   /** Lifts an active tombstone, as {@link liftRevocation} does a revocation. */

@@ -54,7 +54,7 @@ export const forget: RouteHandler<"forget"> = async ({ params, body, caller, hub
   const pool = await hub.pools.get(await hub.project(params.project));
   await pool.refreshAuthored();
   const authored = pool.authoredItem(params.itemId);
-  const tombstone = await hub.store.forget(
+  const { tombstone, deleted } = await hub.store.forget(
     {
       project: params.project,
       itemId: params.itemId,
@@ -70,9 +70,10 @@ export const forget: RouteHandler<"forget"> = async ({ params, body, caller, hub
     tombstoneId: tombstone.id,
     itemId: tombstone.itemId,
     kind: tombstone.kind,
+    deleted: deleted.length,
     by,
   });
-  return { tombstone };
+  return { tombstone, deleted };
 };
 
 export const listTombstones: RouteHandler<"listTombstones"> = async ({ params, hub }) => {

@@ -192,8 +192,18 @@ export class SqliteKxmStore implements KxmStore {
   liftRevocation(input: LiftInput, now: Date): Promise<Revocation> {
     return this.#run((db) => withhold.liftRevocation(db, input, now));
   }
-  forget(input: ForgetInput, now: Date): Promise<Tombstone> {
-    return this.#run((db) => withhold.forget(db, input, now));
+  forget(input: ForgetInput, now: Date): Promise<{ tombstone: Tombstone; deleted: string[] }> {
+    return this.#run((db) => {
+      // Forgotten content must leave the file: deleted cells are zeroed, and the WAL frames that still hold the
+      // old pages are checkpointed into the database and truncated (as far as readers allow).
+      this.#sqlite.pragma("secure_delete = ON");
+      try {
+        return withhold.forget(db, input, now);
+      } finally {
+        this.#sqlite.pragma("secure_delete = OFF");
+        this.#sqlite.pragma("wal_checkpoint(TRUNCATE)");
+      }
+    });
   }
   listTombstones(project: string): Promise<Tombstone[]> {
     return this.#run((db) => withhold.listTombstones(db, project));

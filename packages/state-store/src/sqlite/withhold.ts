@@ -1,6 +1,6 @@
 // Revocations and tombstones (decision 0017): the operator's withdrawals and what was forgotten.
 import { compareCodeUnits, KxmError, LIMITS, type Revocation, type Tombstone } from "@kxm/contract";
-import { and, asc, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { contentSha256 } from "../domain/content.js";
 import { randomId } from "../ids.js";
 import { projectId, recordId, redactedText } from "../input.js";
@@ -145,7 +145,13 @@ function findEntry(db: Db, project: string, id: string) {
     .get();
 }
 
-export function forget(db: Db, input: ForgetInput, now: Date): Tombstone {
+/**
+ * Forgets an id: the stored item or journal entry it names, and every other stored item and journal entry of the
+ * project with the same content (the summary), are deleted; a tombstone keeps the id, who, when, why and the
+ * content's SHA-256. An authored id (given `authoredSummary`) deletes only stored copies of its content. Returns
+ * the tombstone and the ids deleted (items' ids, journal entries as their item ids `journal_<entryId>`), sorted.
+ */
+export function forget(db: Db, input: ForgetInput, now: Date): { tombstone: Tombstone; deleted: string[] } {
   const project = projectId(input.project);
   const itemId = recordId(input.itemId, "itemId", "invalid_request");
   const reason = reasonText(input.reason);
@@ -153,7 +159,6 @@ export function forget(db: Db, input: ForgetInput, now: Date): Tombstone {
   const at = isoTime(now, "now");
   return immediate(db, () => {
     requireProject(db, project);
-    let row: typeof tombstones.$inferInsert;
     const base = { id: randomId("tomb_"), project, reason, forgottenBy, forgottenAt: at };
     const item = db
       .select({ body: items.body })
@@ -161,31 +166,51 @@ export function forget(db: Db, input: ForgetInput, now: Date): Tombstone {
       .where(and(eq(items.project, project), eq(items.id, itemId)))
       .get();
     const entry = item === undefined ? findEntry(db, project, itemId) : undefined;
+    let row: typeof tombstones.$inferInsert;
+    let summary: string;
     if (item !== undefined) {
-      row = { ...base, itemId, kind: "item", contentSha256: contentSha256(item.body.summary) };
-      // A proposal's review record cascades with it.
-      db.delete(items)
-        .where(and(eq(items.project, project), eq(items.id, itemId)))
-        .run();
-      appendChange(db, project, "items", [itemId], at);
+      summary = item.body.summary;
+      row = { ...base, itemId, kind: "item", contentSha256: contentSha256(summary) };
     } else if (entry !== undefined) {
+      summary = entry.body.summary;
       row = {
         ...base,
         itemId: `journal_${entry.id}`,
         kind: "journal",
-        contentSha256: contentSha256(entry.body.summary),
+        contentSha256: contentSha256(summary),
       };
-      // The entry's review cascades with it.
-      db.delete(journalEntries).where(eq(journalEntries.id, entry.id)).run();
-      appendChange(db, project, "journal", [entry.id], at);
     } else if (typeof input.authoredSummary === "string") {
-      row = { ...base, itemId, kind: "authored", contentSha256: contentSha256(input.authoredSummary) };
+      summary = input.authoredSummary;
+      row = { ...base, itemId, kind: "authored", contentSha256: contentSha256(summary) };
     } else {
       throw new KxmError("not_found", `no item ${itemId} in project ${project}`);
     }
+    // Every stored copy of the content goes: a consumed proposal holds its promoted value's summary too. A
+    // proposal's review record and an entry's review cascade with them.
+    const goneItems = db
+      .delete(items)
+      .where(and(eq(items.project, project), sql`json_extract(${items.body}, '$.summary') = ${summary}`))
+      .returning({ id: items.id })
+      .all()
+      .map((gone) => gone.id);
+    const goneEntries = db
+      .delete(journalEntries)
+      .where(
+        and(
+          eq(journalEntries.project, project),
+          sql`json_extract(${journalEntries.body}, '$.summary') = ${summary}`,
+        ),
+      )
+      .returning({ id: journalEntries.id })
+      .all()
+      .map((gone) => gone.id);
+    if (goneItems.length > 0) appendChange(db, project, "items", goneItems, at);
+    if (goneEntries.length > 0) appendChange(db, project, "journal", goneEntries, at);
     db.insert(tombstones).values(row).run();
     appendChange(db, project, "project", [], at);
-    return toTombstone(db.select().from(tombstones).where(eq(tombstones.id, row.id!)).get()!);
+    const tombstone = toTombstone(db.select().from(tombstones).where(eq(tombstones.id, row.id!)).get()!);
+    const deleted = [...goneItems, ...goneEntries.map((id) => `journal_${id}`)].sort(compareCodeUnits);
+    return { tombstone, deleted };
   });
 }
 
