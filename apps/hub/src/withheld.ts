@@ -4,7 +4,7 @@ import type { ContextItem, Revocation, Tombstone } from "@kxm/contract";
 import { contentSha256, type WithholdRules } from "@kxm/state-store";
 
 /** Why an item is withheld, in precedence order: when an item has several, the first wins. */
-export const WITHHELD_REASONS = ["revoked", "forgotten", "expired", "check_failed"] as const;
+const WITHHELD_REASONS = ["revoked", "forgotten", "expired", "check_failed"] as const;
 export type WithheldReason = (typeof WITHHELD_REASONS)[number];
 
 /** A withheld item and its reason. */
@@ -21,7 +21,7 @@ const RANK: Readonly<Record<WithheldReason, number>> = {
 };
 
 /** The first reason of the two in precedence order. */
-export function firstReason(a: WithheldReason | undefined, b: WithheldReason | undefined) {
+function firstReason(a: WithheldReason | undefined, b: WithheldReason | undefined) {
   if (a === undefined) return b;
   if (b === undefined) return a;
   return RANK[a] <= RANK[b] ? a : b;

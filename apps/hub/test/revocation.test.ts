@@ -57,7 +57,7 @@ async function view(project = "alpha", key = agentA, base = hub.url) {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify({ query: "", limit: 100 }),
-  }).then((response) => response.json());
+  }).then((response) => response.json() as Promise<{ items: { id: string }[]; unresolvedGaps: string[] }>);
   const context = await fetch(`${base}/v1/projects/${project}/context`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -66,13 +66,19 @@ async function view(project = "alpha", key = agentA, base = hub.url) {
       task: "release test suite main branch notes results four minutes",
       includeKinds: ["state", "knowledge", "evidence"],
     }),
-  }).then((response) => response.json());
+  }).then(
+    (response) =>
+      response.json() as Promise<{
+        packet: { unresolvedGaps: string[] };
+        audit: { selectedIds: string[]; unresolvedGaps: string[] };
+      }>,
+  );
   return {
-    recalled: (recall.items as { id: string }[]).map((item) => item.id).sort(),
-    recallGaps: recall.unresolvedGaps as string[],
-    selected: [...(context.audit.selectedIds as string[])].sort(),
-    packetGaps: context.packet.unresolvedGaps as string[],
-    auditGaps: context.audit.unresolvedGaps as string[],
+    recalled: recall.items.map((item) => item.id).sort(),
+    recallGaps: recall.unresolvedGaps,
+    selected: [...context.audit.selectedIds].sort(),
+    packetGaps: context.packet.unresolvedGaps,
+    auditGaps: context.audit.unresolvedGaps,
   };
 }
 

@@ -14,7 +14,7 @@ export const RevocationTargetSchema = z.enum(REVOCATION_TARGETS);
 export type RevocationTarget = z.infer<typeof RevocationTargetSchema>;
 
 /** Why an operator revoked, forgot or lifted: free text, 1 to 500 characters, redacted before it is stored. */
-export const WithholdReasonTextSchema = z.string().trim().min(1).max(LIMITS.withholdReasonChars);
+const WithholdReasonTextSchema = z.string().trim().min(1).max(LIMITS.withholdReasonChars);
 
 /** A revocation: who, when, why and what; a lifted one keeps its row and adds who lifted it, when and why. */
 export const RevocationSchema = z.object({

@@ -232,7 +232,6 @@ export const ROUTES = {
       "state_proposal_not_found",
       "state_proposal_not_promotable",
       "state_promotion_invalid",
-      "content_forgotten",
     ],
   },
   getState: {

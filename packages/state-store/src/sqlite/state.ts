@@ -61,7 +61,6 @@ export function promoteState(db: Db, input: StatePromotionInput, now: Date): Sta
       .all()
       .map((row) => row.body);
     const plan = planPromotion(proposal, current, request);
-    refuseForgotten(db, project, plan.state.summary);
     for (const old of plan.superseded) updateItem(db, old);
     insertItem(db, plan.state, plan.at);
     updateItem(db, plan.consumed);
