@@ -170,6 +170,8 @@ export class PoolCache {
       const record = toJournalRecord(entry, this.log);
       if (record !== undefined) journal.push(record);
     }
-    return new ProjectPool(project, items, journal, authored, this.log);
+    // Revocations and tombstones change only with a `project` change, which drops the pool: read once per load.
+    const rules = await this.store.withholdRules(project.id);
+    return new ProjectPool(project, items, journal, authored, this.log, rules);
   }
 }

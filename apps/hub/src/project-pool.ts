@@ -14,11 +14,12 @@ import {
   rolePolicy,
 } from "@kxm/contract";
 import { gitDirectories } from "@kxm/memory-git";
-import { findContradictions } from "@kxm/state-store";
+import { findContradictions, type WithholdRules } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import { type Authored, NO_CHECKOUT, readAuthored } from "./authored.js";
 import { type JournalRecord, toJournalRecord } from "./journal-records.js";
 import { authoredSignature } from "./memory-signature.js";
+import { NO_RULES, type WithheldItem, type WithheldReason, WithholdMatcher } from "./withheld.js";
 
 /** The key of a set of journal categories: the categories in catalogue order, comma-separated. */
 function categoryKey(categories: Iterable<JournalCategory>): string {
@@ -70,6 +71,12 @@ export class ProjectPool {
   private stateContradictions: { readonly generation: number; readonly ids: readonly string[] } | undefined;
   /** The journal's contradiction ids in entry order, until the next journal write. */
   private journalContradictions: string[] | undefined;
+  /**
+   * Items withheld by a rule below the arbiter (revoked, forgotten; decision 0017), kept out of every index: the
+   * indexes assemble from what may be served, exactly and fast.
+   */
+  private readonly withheld = new Map<string, { item: ContextItem; reason: WithheldReason }>();
+  private readonly matcher: WithholdMatcher;
 
   constructor(
     readonly project: ProjectRecord,
@@ -77,16 +84,19 @@ export class ProjectPool {
     journal: readonly JournalRecord[],
     authored: Authored,
     private readonly log: FastifyBaseLogger,
+    rules: WithholdRules = NO_RULES,
   ) {
     for (const item of storeItems) this.storeItems.set(item.id, item);
     for (const record of journal) this.journal.set(record.item.id, record);
     this.authored = authored;
+    this.matcher = new WithholdMatcher(rules);
+    this.computeWithheld();
     for (const key of INDEX_KEYS) {
       const categories = new Set(key.split(","));
       const items = new Map<string, ContextItem>();
-      for (const item of this.baseItems()) items.set(item.id, item);
+      for (const item of this.allBaseItems()) if (!this.withheld.has(item.id)) items.set(item.id, item);
       for (const { entry, item } of this.journal.values()) {
-        if (categories.has(entry.category)) items.set(item.id, item);
+        if (categories.has(entry.category) && !this.withheld.has(item.id)) items.set(item.id, item);
       }
       this.slots.set(key, { categories, index: new PoolIndex(items.values()) });
     }
@@ -102,8 +112,86 @@ export class ProjectPool {
     return this.authored.memory;
   }
 
-  /** Store items and authored memory and skills: the part of the pool every role reads. */
+  /**
+   * The withheld items that would otherwise be in a pool of these journal categories (every category when left
+   * out), optionally only the journal items of one run and one stage, in id order.
+   */
+  withheldItems(
+    categories?: readonly JournalCategory[],
+    filter: { runId?: string; stage?: string } = {},
+  ): WithheldItem[] {
+    if (this.withheld.size === 0) return [];
+    const wanted = categories === undefined ? undefined : new Set<string>(categories);
+    const out: WithheldItem[] = [];
+    for (const [id, entry] of this.withheld) {
+      const record = this.journal.get(id);
+      if (record !== undefined && !this.storeItems.has(id)) {
+        if (wanted !== undefined && !wanted.has(record.entry.category)) continue;
+        if (filter.runId !== undefined && record.entry.runId !== filter.runId) continue;
+        if (filter.stage !== undefined && record.entry.stage !== filter.stage) continue;
+      }
+      out.push({ item: entry.item, reason: entry.reason });
+    }
+    return out.sort((a, b) => compareCodeUnits(a.item.id, b.item.id));
+  }
+
+  /** A withheld item of the pool by id (explain still finds it), or undefined. */
+  withheldItem(id: string): ContextItem | undefined {
+    return this.withheld.get(id)?.item;
+  }
+
+  /** An authored fact or skill of the checkout by id, served or withheld, or undefined. */
+  authoredItem(id: string): ContextItem | undefined {
+    return this.authored.items.find((item) => item.id === id);
+  }
+
+  /** Every item of the pool, served or withheld: base items, then journal items. */
+  private allItems(): ContextItem[] {
+    return [...this.allBaseItems(), ...[...this.journal.values()].map(({ item }) => item)];
+  }
+
+  /** Recomputes the withheld set from the rules over the whole pool (the derivedFrom cascade needs all of it). */
+  private computeWithheld(): void {
+    this.withheld.clear();
+    if (this.matcher.empty) return;
+    const all = new Map<string, ContextItem>();
+    for (const item of this.allItems()) all.set(item.id, item);
+    for (const [id, reason] of this.matcher.withhold(all.values())) {
+      const item = all.get(id);
+      if (item !== undefined) this.withheld.set(id, { item, reason });
+    }
+  }
+
+  /**
+   * After a change applied to the indexes as if nothing were withheld: recomputes the withheld set, takes every
+   * withheld item out of every index, and puts back the items no longer withheld. A pool without an active rule
+   * does nothing here.
+   */
+  private rewithhold(): void {
+    if (this.matcher.empty) return;
+    const before = new Map(this.withheld);
+    this.computeWithheld();
+    for (const slot of this.slots.values()) {
+      for (const id of this.withheld.keys()) slot.index.remove(id);
+      for (const id of before.keys()) {
+        if (this.withheld.has(id)) continue;
+        const record = this.journal.get(id);
+        const base = this.storeItems.get(id) ?? this.authoredItem(id);
+        if (base !== undefined) slot.index.upsert(base);
+        else if (record !== undefined && slot.categories.has(record.entry.category))
+          slot.index.upsert(record.item);
+      }
+    }
+  }
+
+  /** Store items and authored memory and skills that may be served (nothing withheld): what every role reads. */
   baseItems(): ContextItem[] {
+    const all = this.allBaseItems();
+    return this.withheld.size === 0 ? all : all.filter((item) => !this.withheld.has(item.id));
+  }
+
+  /** Store items and authored memory and skills, withheld ones too. */
+  private allBaseItems(): ContextItem[] {
     const byId = new Map<string, ContextItem>();
     for (const item of this.authored.items) byId.set(item.id, item);
     for (const item of this.storeItems.values()) byId.set(item.id, item);
@@ -128,6 +216,7 @@ export class ProjectPool {
       .filter(({ entry }) => wanted.has(entry.category))
       .filter(({ entry }) => filter.runId === undefined || entry.runId === filter.runId)
       .filter(({ entry }) => filter.stage === undefined || entry.stage === filter.stage)
+      .filter(({ item }) => !this.withheld.has(item.id))
       .map(({ item }) => item);
   }
 
@@ -195,6 +284,7 @@ export class ProjectPool {
         for (const slot of this.slots.values()) slot.index.remove(itemId);
       }
     }
+    this.rewithhold();
   }
 
   /** Applies a write the store holds to every index it affects. */
@@ -251,6 +341,7 @@ export class ProjectPool {
           }
           for (const item of next.items) slot.index.upsert(item);
         }
+        this.rewithhold();
       } finally {
         this.refreshing = undefined;
       }

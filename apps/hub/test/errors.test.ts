@@ -2,7 +2,16 @@ import { createRequire } from "node:module";
 import { ERROR_CATALOGUE, type ErrorCode, ROUTES, type RouteDefinition, type RouteName } from "@kxm/contract";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { finishedEntry, SAMPLES, type Sample, send, startRun } from "./fixtures.js";
+import {
+  finishedEntry,
+  journalEntry,
+  revocation,
+  SAMPLES,
+  type Sample,
+  send,
+  startRun,
+  tombstone,
+} from "./fixtures.js";
 import {
   ADMIN_TOKEN,
   call,
@@ -74,6 +83,10 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
     admin_auth_not_configured: (c) =>
       call(c.noAdmin.app, "POST", "/v1/projects/demo/state/proposals", ADMIN_TOKEN, GUIDE_PROPOSAL),
     not_found: (c) => post(c, "/v1/projects/ghost/state/proposals", GUIDE_PROPOSAL),
+    content_forgotten: async (c) => {
+      const summary = await forgottenSummary(c, "Releases were cut from a fork");
+      return post(c, "/v1/projects/demo/state/proposals", { ...GUIDE_PROPOSAL, summary }, c.key);
+    },
   },
   promoteState: {
     admin_auth_not_configured: (c) =>
@@ -136,6 +149,13 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
     invalid_request: async (c) =>
       post(c, `/v1/projects/demo/runs/${await startRun(c.hub.app, "demo")}/finish`, { outcome: "maybe" }),
     not_found: (c) => post(c, "/v1/projects/demo/runs/run_missing/finish", { outcome: "failed" }),
+    // The episode's summary is `Run <id> of <workflow> <outcome>`: forgotten first, the finish is refused.
+    content_forgotten: async (c) => {
+      const started = await post(c, "/v1/projects/demo/runs", { workflow: "ci", runId: "run-forgotten" });
+      expect(started.statusCode).toBe(201);
+      await forgottenSummary(c, "Run run-forgotten of ci succeeded");
+      return post(c, "/v1/projects/demo/runs/run-forgotten/finish", { outcome: "succeeded" });
+    },
   },
   appendJournal: {
     invalid_request: async (c) =>
@@ -155,6 +175,13 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
       }),
     not_found: (c) =>
       post(c, "/v1/projects/demo/runs/run_missing/journal", { category: "plan", summary: "s" }),
+    content_forgotten: async (c) => {
+      const summary = await forgottenSummary(c, "The deploy key was pasted here");
+      return post(c, `/v1/projects/demo/runs/${await startRun(c.hub.app, "demo")}/journal`, {
+        category: "observation",
+        summary,
+      });
+    },
   },
   reviewJournal: {
     admin_auth_not_configured: (c) =>
@@ -237,6 +264,64 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
     admin_auth_not_configured: (c) => call(c.noAdmin.app, "DELETE", "/v1/operators/alice", ADMIN_TOKEN),
     invalid_request: (c) => call(c.hub.app, "DELETE", "/v1/operators/Alice", ADMIN_TOKEN),
   },
+  revoke: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "POST", "/v1/projects/demo/revocations", ADMIN_TOKEN, REVOKE),
+    invalid_request: (c) => post(c, "/v1/projects/demo/revocations", { ...REVOKE, target: "everything" }),
+    context_limits_exceeded: (c) =>
+      post(c, "/v1/projects/demo/revocations", { ...REVOKE, reason: "r".repeat(501) }),
+    not_found: (c) => post(c, "/v1/projects/ghost/revocations", REVOKE),
+  },
+  listRevocations: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "GET", "/v1/projects/demo/revocations", ADMIN_TOKEN),
+    invalid_request: (c) => get(c, "/v1/projects/bad%20id/revocations"),
+    not_found: (c) => get(c, "/v1/projects/ghost/revocations"),
+  },
+  unrevoke: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "POST", "/v1/projects/demo/revocations/rev_x/lift", ADMIN_TOKEN, { reason: "r" }),
+    invalid_request: async (c) => {
+      const id = await revocation(c.hub.app, "demo");
+      expect((await post(c, `/v1/projects/demo/revocations/${id}/lift`, { reason: "r" })).statusCode).toBe(
+        200,
+      );
+      return post(c, `/v1/projects/demo/revocations/${id}/lift`, { reason: "again" });
+    },
+    context_limits_exceeded: async (c) =>
+      post(c, `/v1/projects/demo/revocations/${await revocation(c.hub.app, "demo")}/lift`, {
+        reason: "r".repeat(501),
+      }),
+    not_found: (c) => post(c, "/v1/projects/demo/revocations/rev_missing/lift", { reason: "r" }),
+  },
+  forget: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "POST", "/v1/projects/demo/items/x/forget", ADMIN_TOKEN, { reason: "r" }),
+    invalid_request: (c) => post(c, "/v1/projects/demo/items/x/forget", { reason: "r", note: "extra" }),
+    context_limits_exceeded: (c) => post(c, "/v1/projects/demo/items/x/forget", { reason: "r".repeat(501) }),
+    not_found: (c) => post(c, "/v1/projects/demo/items/state_missing/forget", { reason: "r" }),
+  },
+  listTombstones: {
+    admin_auth_not_configured: (c) => call(c.noAdmin.app, "GET", "/v1/projects/demo/tombstones", ADMIN_TOKEN),
+    invalid_request: (c) => get(c, "/v1/projects/bad%20id/tombstones"),
+    not_found: (c) => get(c, "/v1/projects/ghost/tombstones"),
+  },
+  unforget: {
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "POST", "/v1/projects/demo/tombstones/tomb_x/lift", ADMIN_TOKEN, { reason: "r" }),
+    invalid_request: async (c) => {
+      const id = await tombstone(c.hub.app, "demo");
+      expect((await post(c, `/v1/projects/demo/tombstones/${id}/lift`, { reason: "r" })).statusCode).toBe(
+        200,
+      );
+      return post(c, `/v1/projects/demo/tombstones/${id}/lift`, { reason: "again" });
+    },
+    context_limits_exceeded: async (c) =>
+      post(c, `/v1/projects/demo/tombstones/${await tombstone(c.hub.app, "demo")}/lift`, {
+        reason: "r".repeat(501),
+      }),
+    not_found: (c) => post(c, "/v1/projects/demo/tombstones/tomb_missing/lift", { reason: "r" }),
+  },
 };
 
 function genericScenario(name: RouteName, code: ErrorCode): Scenario | undefined {
@@ -259,6 +344,8 @@ function genericScenario(name: RouteName, code: ErrorCode): Scenario | undefined
           agentId: "a",
           entryId: "e",
           name: "n",
+          revocationId: "rev_x",
+          tombstoneId: "tomb_x",
         },
         body: {},
       };
@@ -267,6 +354,16 @@ function genericScenario(name: RouteName, code: ErrorCode): Scenario | undefined
     };
   }
   return undefined;
+}
+
+const REVOKE = { target: "evidence", value: "pr:99", reason: "withdrawn" };
+
+/** Writes a journal entry with this summary and forgets it: the summary is then forgotten content in demo. */
+async function forgottenSummary(c: Context, summary: string): Promise<string> {
+  const entryId = await journalEntry(c.hub.app, "demo", summary);
+  const forgotten = await post(c, `/v1/projects/demo/items/${entryId}/forget`, { reason: "forgotten" });
+  expect(forgotten.statusCode, forgotten.body).toBe(201);
+  return summary;
 }
 
 /** Makes two current values for one key, as only a damaged or hand-edited database can hold. */

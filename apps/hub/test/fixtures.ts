@@ -114,7 +114,57 @@ export const SAMPLES: Record<RouteName, (context: SampleContext) => Promise<Samp
     if (created.statusCode !== 201) throw new Error(`createOperator ${created.statusCode}`);
     return { params: { name } };
   },
+  revoke: async ({ project }) => ({
+    params: { project },
+    body: { target: "evidence", value: unique("ref:matrix"), reason: "matrix" },
+  }),
+  listRevocations: async ({ project }) => ({ params: { project } }),
+  unrevoke: async ({ app, project }) => ({
+    params: { project, revocationId: await revocation(app, project) },
+    body: { reason: "matrix" },
+  }),
+  forget: async ({ app, project }) => ({
+    params: { project, itemId: `journal_${await journalEntry(app, project, unique("Forget me"))}` },
+    body: { reason: "matrix" },
+  }),
+  listTombstones: async ({ project }) => ({ params: { project } }),
+  unforget: async ({ app, project }) => ({
+    params: { project, tombstoneId: await tombstone(app, project) },
+    body: { reason: "matrix" },
+  }),
 };
+
+/** A fresh active revocation of the project (of a reference nothing holds). */
+export async function revocation(app: FastifyInstance, project: string): Promise<string> {
+  const made = await call(app, "POST", `/v1/projects/${project}/revocations`, ADMIN_TOKEN, {
+    target: "evidence",
+    value: unique("ref:to-lift"),
+    reason: "to lift",
+  });
+  if (made.statusCode !== 201) throw new Error(`revoke ${made.statusCode}: ${made.body}`);
+  return made.json().revocation.id;
+}
+
+/** A journal entry of a running run, with this summary. */
+export async function journalEntry(app: FastifyInstance, project: string, summary: string): Promise<string> {
+  const runId = await startRun(app, project);
+  const appended = await call(app, "POST", `/v1/projects/${project}/runs/${runId}/journal`, ADMIN_TOKEN, {
+    category: "observation",
+    summary,
+  });
+  if (appended.statusCode !== 201) throw new Error(`appendJournal ${appended.statusCode}: ${appended.body}`);
+  return appended.json().entry.id;
+}
+
+/** A fresh active tombstone of the project (of a journal entry made for it). */
+export async function tombstone(app: FastifyInstance, project: string): Promise<string> {
+  const entryId = await journalEntry(app, project, unique("Forgotten"));
+  const made = await call(app, "POST", `/v1/projects/${project}/items/${entryId}/forget`, ADMIN_TOKEN, {
+    reason: "to lift",
+  });
+  if (made.statusCode !== 201) throw new Error(`forget ${made.statusCode}: ${made.body}`);
+  return made.json().tombstone.id;
+}
 
 export async function startRun(app: FastifyInstance, project: string): Promise<string> {
   const started = await call(app, "POST", `/v1/projects/${project}/runs`, ADMIN_TOKEN, { workflow: "ci" });

@@ -62,6 +62,21 @@ export const EXAMPLES: Record<
   createOperator: { body: { name: "alice" } },
   listOperators: {},
   revokeOperator: { params: { name: "alice" } },
+  revoke: {
+    params: { project: "demo" },
+    body: { target: "source_prefix", value: "docs/old/", reason: "The old docs were withdrawn" },
+  },
+  listRevocations: { params: { project: "demo" } },
+  unrevoke: {
+    params: { project: "demo", revocationId: "$REVOCATION_ID" },
+    body: { reason: "The docs were checked again" },
+  },
+  forget: { params: { project: "demo", itemId: "$ITEM_ID" }, body: { reason: "Personal data" } },
+  listTombstones: { params: { project: "demo" } },
+  unforget: {
+    params: { project: "demo", tombstoneId: "$TOMBSTONE_ID" },
+    body: { reason: "Consent was given" },
+  },
 };
 
 const AUTH_TEXT: Record<RouteDefinition["auth"], string> = {

@@ -122,6 +122,10 @@ export const ERROR_CATALOGUE = {
     status: 502,
     title: "Releasing one browser session changed another: the sweep stopped",
   },
+  content_forgotten: {
+    status: 409,
+    title: "The content was forgotten: an active tombstone holds its hash until an operator lifts it",
+  },
   internal_error: { status: 500, title: "An unexpected failure inside KXM" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

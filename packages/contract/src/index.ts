@@ -42,6 +42,16 @@ export {
   RecallRequestSchema,
 } from "./request.js";
 export {
+  REVOCATION_TARGETS,
+  type Revocation,
+  RevocationSchema,
+  type RevocationTarget,
+  RevocationTargetSchema,
+  TOMBSTONE_KINDS,
+  type Tombstone,
+  TombstoneSchema,
+} from "./revocation.js";
+export {
   DEFAULT_ROLE_POLICY,
   NAMED_ROLES,
   type NamedRole,

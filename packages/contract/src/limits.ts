@@ -37,6 +37,8 @@ export const LIMITS = {
   /** Evidence references on a state proposal or promotion. */
   minStateEvidenceRefs: 1,
   maxStateEvidenceRefs: 32,
+  /** Characters in the reason of a revocation, a forget or a lift (decision 0017). */
+  withholdReasonChars: 500,
   /** Characters in a token: the packet estimate is ceil(characters / 4). */
   charsPerToken: 4,
   /** Tokens are dropped when shorter or longer than these (never truncated). */

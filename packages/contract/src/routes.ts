@@ -13,6 +13,14 @@ import { JournalEntrySchema, JournalReviewSchema } from "./journal.js";
 import { LIMITS } from "./limits.js";
 import { AssembledPacketSchema, RecallResultSchema } from "./packet.js";
 import { ContextRequestSchema, RecallRequestSchema } from "./request.js";
+import {
+  ReasonBodySchema,
+  RevocationParamsSchema,
+  RevocationSchema,
+  RevokeBodySchema,
+  TombstoneParamsSchema,
+  TombstoneSchema,
+} from "./revocation.js";
 import { AuthoritySchema, ConfidenceSchema, JournalCategorySchema } from "./vocabulary.js";
 
 /** An RFC 9457 problem document, as the hub answers every error. */
@@ -204,6 +212,7 @@ export const ROUTES = {
       "context_limits_exceeded",
       "admin_auth_not_configured",
       "not_found",
+      "content_forgotten",
     ],
   },
   promoteState: {
@@ -312,7 +321,7 @@ export const ROUTES = {
     }),
     status: 200,
     response: z.object({ run: RunSchema, episode: ContextItemSchema }),
-    errors: [...AUTH_ERRORS, "invalid_request", "not_found"],
+    errors: [...AUTH_ERRORS, "invalid_request", "not_found", "content_forgotten"],
   },
   appendJournal: {
     method: "POST",
@@ -334,6 +343,7 @@ export const ROUTES = {
       "journal_evidence_required",
       "context_limits_exceeded",
       "not_found",
+      "content_forgotten",
     ],
   },
   reviewJournal: {
@@ -491,6 +501,99 @@ export const ROUTES = {
     status: 200,
     response: z.object({ revoked: z.boolean() }),
     errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request"],
+  },
+  // Revocation and forgetting (decision 0017): operator routes, so an agent key, and MCP with it, cannot call them.
+  revoke: {
+    method: "POST",
+    path: "/v1/projects/:project/revocations",
+    summary:
+      "Revoke an evidence reference, a source reference or prefix, an item or an agent: what depends on it is withheld from every packet and recall (admin or operator)",
+    auth: "operator",
+    params: ProjectParams,
+    body: RevokeBodySchema,
+    status: 201,
+    response: z.object({ revocation: RevocationSchema }),
+    errors: [
+      ...AUTH_ERRORS,
+      "admin_auth_not_configured",
+      "invalid_request",
+      "context_limits_exceeded",
+      "not_found",
+    ],
+  },
+  listRevocations: {
+    method: "GET",
+    path: "/v1/projects/:project/revocations",
+    summary: "List a project's revocations, lifted ones too, oldest first (admin or operator)",
+    auth: "operator",
+    params: ProjectParams,
+    status: 200,
+    response: z.object({ revocations: z.array(RevocationSchema) }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+  },
+  unrevoke: {
+    method: "POST",
+    path: "/v1/projects/:project/revocations/:revocationId/lift",
+    summary: "Lift a revocation; its row stays with who lifted it, when and why (admin or operator)",
+    auth: "operator",
+    params: RevocationParamsSchema,
+    body: ReasonBodySchema,
+    status: 200,
+    response: z.object({ revocation: RevocationSchema }),
+    errors: [
+      ...AUTH_ERRORS,
+      "admin_auth_not_configured",
+      "invalid_request",
+      "context_limits_exceeded",
+      "not_found",
+    ],
+  },
+  forget: {
+    method: "POST",
+    path: "/v1/projects/:project/items/:itemId/forget",
+    summary:
+      "Forget an item: a stored item or journal entry is deleted, an authored fact or skill withheld; a tombstone keeps the hash, never the content (admin or operator)",
+    auth: "operator",
+    params: z.strictObject({ project: ProjectIdSchema, itemId: IdSchema }),
+    body: ReasonBodySchema,
+    status: 201,
+    /** `deleted`: the stored items and journal entries (as `journal_<entryId>`) that held the content, by id. */
+    response: z.object({ tombstone: TombstoneSchema, deleted: z.array(z.string()) }),
+    errors: [
+      ...AUTH_ERRORS,
+      "admin_auth_not_configured",
+      "invalid_request",
+      "context_limits_exceeded",
+      "not_found",
+    ],
+  },
+  listTombstones: {
+    method: "GET",
+    path: "/v1/projects/:project/tombstones",
+    summary: "List a project's tombstones, lifted ones too, oldest first (admin or operator)",
+    auth: "operator",
+    params: ProjectParams,
+    status: 200,
+    response: z.object({ tombstones: z.array(TombstoneSchema) }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+  },
+  unforget: {
+    method: "POST",
+    path: "/v1/projects/:project/tombstones/:tombstoneId/lift",
+    summary:
+      "Lift a tombstone: its content may be written again; the row stays with who lifted it, when and why (admin or operator)",
+    auth: "operator",
+    params: TombstoneParamsSchema,
+    body: ReasonBodySchema,
+    status: 200,
+    response: z.object({ tombstone: TombstoneSchema }),
+    errors: [
+      ...AUTH_ERRORS,
+      "admin_auth_not_configured",
+      "invalid_request",
+      "context_limits_exceeded",
+      "not_found",
+    ],
   },
 } as const satisfies Record<string, RouteDefinition>;
 

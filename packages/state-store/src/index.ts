@@ -2,6 +2,9 @@
 // Importing this module opens nothing: a database is opened by calling `openStore`.
 // The store's rule for open contradictions, pure: a reader holding a project's state items (the hub's pools) finds
 // the same ones as `openContradictions` without a read.
+
+// The hash a tombstone keeps of forgotten content: the hub hashes authored facts and pool items with the same rule.
+export { contentSha256 } from "./domain/content.js";
 export { findContradictions } from "./domain/state.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { OpenStoreOptions } from "./open.js";
@@ -15,18 +18,24 @@ export type {
   EpisodePage,
   EpisodePageOptions,
   FinishRunInput,
+  ForgetInput,
   JournalFilter,
   KxmStore,
+  LiftInput,
   OperatorIdentity,
   PurgeCounts,
   RemovedProject,
   ReviewJournalInput,
+  RevocationTarget,
+  RevokeInput,
   StartRunInput,
   StateContradiction,
   StatePromotion,
   StatePromotionInput,
   StateProposalInput,
   StoreChange,
+  TombstoneKind,
+  WithholdRules,
 } from "./types.js";
 
 /** How long superseded state, closed proposals and terminal runs are kept by default (docs/reference/behaviour.md section 9 point 4). */

@@ -16,7 +16,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
-import type { ChangeKind } from "./types.js";
+import type { ChangeKind, RevocationTarget, TombstoneKind } from "./types.js";
 
 /** The statuses a workflow run goes through; every status but `running` is terminal. */
 export type RunStatus = "running" | "succeeded" | "failed" | "cancelled";
@@ -200,5 +200,64 @@ export const changes = sqliteTable(
   (t) => [
     index("changes_at_idx").on(t.at),
     check("changes_kind_check", sql`kind in ('items', 'journal', 'review', 'run', 'project', 'purge')`),
+  ],
+);
+
+/**
+ * Revocations (decision 0017): an operator's withdrawal of an evidence reference, a source reference or prefix, an
+ * item or an agent from every packet and recall of the project. Lifting sets `lifted_*`; the row stays as a record.
+ * Retention never deletes a revocation.
+ */
+export const revocations = sqliteTable(
+  "revocations",
+  {
+    id: text("id").primaryKey(),
+    project: text("project")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    target: text("target").$type<RevocationTarget>().notNull(),
+    value: text("value").notNull(),
+    reason: text("reason").notNull(),
+    revokedBy: text("revoked_by").notNull(),
+    revokedAt: text("revoked_at").notNull(),
+    liftedBy: text("lifted_by"),
+    liftedAt: text("lifted_at"),
+    liftReason: text("lift_reason"),
+  },
+  (t) => [
+    index("revocations_project_idx").on(t.project, t.revokedAt, t.id),
+    check(
+      "revocations_target_check",
+      sql`target in ('evidence', 'source', 'source_prefix', 'item', 'agent')`,
+    ),
+  ],
+);
+
+/**
+ * Tombstones (decision 0017): a forgotten item's id, who forgot it, when and why, and the SHA-256 of its content
+ * (the stored summary), never the content. While a tombstone is active (not lifted) a write of the same content is
+ * refused and an authored fact or skill of that id or content is withheld. Retention never deletes a tombstone.
+ */
+export const tombstones = sqliteTable(
+  "tombstones",
+  {
+    id: text("id").primaryKey(),
+    project: text("project")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    itemId: text("item_id").notNull(),
+    kind: text("kind").$type<TombstoneKind>().notNull(),
+    contentSha256: text("content_sha256").notNull(),
+    reason: text("reason").notNull(),
+    forgottenBy: text("forgotten_by").notNull(),
+    forgottenAt: text("forgotten_at").notNull(),
+    liftedBy: text("lifted_by"),
+    liftedAt: text("lifted_at"),
+    liftReason: text("lift_reason"),
+  },
+  (t) => [
+    index("tombstones_project_idx").on(t.project, t.forgottenAt, t.id),
+    index("tombstones_active_hash_idx").on(t.project, t.contentSha256).where(sql`lifted_at is null`),
+    check("tombstones_kind_check", sql`kind in ('item', 'journal', 'authored')`),
   ],
 );

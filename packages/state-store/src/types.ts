@@ -9,7 +9,9 @@ import type {
   OperatorRecord,
   ProjectRecord,
   ReviewedJournalEntry,
+  Revocation,
   RunRecord,
+  Tombstone,
 } from "@kxm/contract";
 
 // The records the store returns are the contract's wire shapes (ProjectRecord, RunRecord, ReviewedJournalEntry,
@@ -159,6 +161,54 @@ export interface ChangeBatch {
   changes: StoreChange[];
 }
 
+/** What a revocation names (decision 0017). */
+export type RevocationTarget = "evidence" | "source" | "source_prefix" | "item" | "agent";
+
+/** What a tombstone's id was: a stored item or a journal entry (both deleted), or an authored fact or skill. */
+export type TombstoneKind = "item" | "journal" | "authored";
+
+export interface RevokeInput {
+  project: string;
+  target: RevocationTarget;
+  value: string;
+  reason: string;
+  /** The credential's actor. */
+  revokedBy: string;
+}
+
+/** A lift of a revocation or a tombstone. */
+export interface LiftInput {
+  project: string;
+  /** The revocation's or the tombstone's id. */
+  id: string;
+  reason: string;
+  liftedBy: string;
+}
+
+export interface ForgetInput {
+  project: string;
+  /** A stored item's id, a journal entry's id (`j_…`) or its item id (`journal_j_…`), or an authored item's id. */
+  itemId: string;
+  reason: string;
+  forgottenBy: string;
+  /**
+   * The summary of the authored fact or skill of that id, as the hub serves it, when the id names one: it is
+   * hashed, never stored. Used only when no stored item or journal entry has the id.
+   */
+  authoredSummary?: string;
+}
+
+/**
+ * What a project's pools withhold (decision 0017): its active revocations, its active tombstones, and the ids of
+ * the items each revoked agent contributed (its state proposals and the values promoted from them).
+ */
+export interface WithholdRules {
+  revocations: Revocation[];
+  tombstones: Tombstone[];
+  /** Item id to the revoked agent that contributed it. */
+  agentItems: Map<string, string>;
+}
+
 export interface PurgeCounts {
   items: number;
   runs: number;
@@ -280,6 +330,35 @@ export interface KxmStore {
   listReviewedJournal(project: string): Promise<ReviewedJournalEntry[]>;
   /** The project's episodes, newest first, `limit` (1..50) at a time; pass `nextCursor` as `before`. */
   listEpisodes(project: string, options: EpisodePageOptions): Promise<EpisodePage>;
+
+  /**
+   * Revokes a target in the project (decision 0017) and appends a `project` change, so every hub on the database
+   * rebuilds the project's pools. Unknown project: 404 `not_found`; a reason or value over its limit:
+   * `context_limits_exceeded`.
+   */
+  revoke(input: RevokeInput, now: Date): Promise<Revocation>;
+  /** The project's revocations, lifted ones too, by revokedAt then id. Unknown project: 404 `not_found`. */
+  listRevocations(project: string): Promise<Revocation[]>;
+  /**
+   * Lifts an active revocation (the row stays, with who, when and why) and appends a `project` change. Unknown
+   * project or revocation: 404 `not_found`; one already lifted: `invalid_request`.
+   */
+  liftRevocation(input: LiftInput, now: Date): Promise<Revocation>;
+  /**
+   * Forgets an id in one transaction: the stored item or journal entry it names, and every stored item and journal
+   * entry of the project with the same content (the summary), are deleted (a proposal's review record and an
+   * entry's review go with them), and a tombstone keeps the id, who, when, why and the SHA-256 of the content, never
+   * the content; for an authored fact or skill `authoredSummary` is hashed. Deleted rows are overwritten
+   * (`secure_delete`) and the WAL is checkpointed, so the content leaves the files. Appends a `project` change. An
+   * id neither stored nor authored: 404 `not_found`. Answers the tombstone and the ids deleted.
+   */
+  forget(input: ForgetInput, now: Date): Promise<{ tombstone: Tombstone; deleted: string[] }>;
+  /** The project's tombstones, lifted ones too, by forgottenAt then id. Unknown project: 404 `not_found`. */
+  listTombstones(project: string): Promise<Tombstone[]>;
+  /** Lifts an active tombstone, as {@link liftRevocation} does a revocation. */
+  liftTombstone(input: LiftInput, now: Date): Promise<Tombstone>;
+  /** The project's active revocations and tombstones, with the items each revoked agent contributed. */
+  withholdRules(project: string): Promise<WithholdRules>;
 
   /**
    * Deletes superseded state and consumed proposals whose validUntil is more than `retentionDays` before `now`,

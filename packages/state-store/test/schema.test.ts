@@ -36,8 +36,10 @@ describe("schema module", () => {
       "journal_reviews",
       "operator_credentials",
       "projects",
+      "revocations",
       "runs",
       "state_proposals",
+      "tombstones",
     ]);
   });
 });

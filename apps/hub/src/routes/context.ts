@@ -10,6 +10,7 @@ import {
 import { explainLineage } from "@kxm/provenance";
 import type { ProjectPool } from "../project-pool.js";
 import type { HubServices } from "../services.js";
+import { withheldGaps } from "../withheld.js";
 import type { RouteHandler } from "./types.js";
 
 /** A project's pool with its authored memory and skills up to date with its checkout. */
@@ -55,17 +56,19 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
   const request: ContextRequest = { ...body, project: params.project };
   const options = { contradictionIds: pool.openContradictionIds() };
   let assembled: ReturnType<typeof assemblePacket>;
+  const categories = rolePolicy(body.role).journalCategories;
+  const filter = {
+    ...(body.runId === undefined ? {} : { runId: body.runId }),
+    ...(body.stage === undefined ? {} : { stage: body.stage }),
+  };
   if (body.runId !== undefined || body.stage !== undefined) {
-    const filter = {
-      ...(body.runId === undefined ? {} : { runId: body.runId }),
-      ...(body.stage === undefined ? {} : { stage: body.stage }),
-    };
-    const journal = pool.journalItems(rolePolicy(body.role).journalCategories, filter);
+    const journal = pool.journalItems(categories, filter);
     assembled = assemblePacket([...pool.baseItems(), ...journal], request, options);
   } else {
     assembled = pool.indexForRole(body.role).assemble(request, options);
   }
-  const gaps = pool.authoredGaps();
+  // Withheld items (decision 0017) are counted after every other gap.
+  const gaps = [...pool.authoredGaps(), ...withheldGaps(pool.withheldItems(categories, filter))];
   const memory = pool.authoredMemory();
   if (gaps.length > 0 || memory !== undefined) assembled = withAuthored(assembled, gaps, memory);
   const { packet, audit } = assembled;
@@ -92,7 +95,7 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
 export const recall: RouteHandler<"recall"> = async ({ params, body, hub, log }) => {
   const pool = await freshPool(hub, params.project);
   const recalled = pool.wholeIndex().recall({ ...body, project: params.project });
-  const gaps = pool.authoredGaps();
+  const gaps = [...pool.authoredGaps(), ...withheldGaps(pool.withheldItems())];
   const result =
     gaps.length === 0 ? recalled : { ...recalled, unresolvedGaps: [...recalled.unresolvedGaps, ...gaps] };
   log.info({
@@ -114,7 +117,8 @@ export const explain: RouteHandler<"explain"> = async ({ params, hub }) => {
   const whole = pool.wholeIndex();
   const byId = new Map<string, ContextItem>();
   const lookup = (id: string) => {
-    const item = whole.get(id);
+    // A withheld item is still explained: the operator asks why it is not served.
+    const item = whole.get(id) ?? pool.withheldItem(id);
     if (item !== undefined) byId.set(id, item);
   };
   lookup(params.itemId);

@@ -17,6 +17,7 @@ import { appendJournal, episodes, finishRun, startRun } from "./runs.js";
 import { contradictions, getState, promoteState, proposeState, stateHistory } from "./state.js";
 import type { RouteHandlers } from "./types.js";
 import { reviewJournal, wikiRecords } from "./wiki.js";
+import { forget, listRevocations, listTombstones, revoke, unforget, unrevoke } from "./withhold.js";
 
 /** One handler per route of the contract's table: a route added there fails this file's typecheck until handled. */
 export const HANDLERS: RouteHandlers = {
@@ -46,4 +47,10 @@ export const HANDLERS: RouteHandlers = {
   createOperator,
   listOperators,
   revokeOperator,
+  revoke,
+  listRevocations,
+  unrevoke,
+  forget,
+  listTombstones,
+  unforget,
 };

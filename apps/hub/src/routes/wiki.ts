@@ -54,7 +54,8 @@ export const wikiRecords: RouteHandler<"wikiRecords"> = async ({ params, hub }) 
     state,
     memory,
     skills,
-    journal,
+    // A withheld entry (revoked, or derived from a withheld item) is not compiled either (decision 0017).
+    journal: journal.filter(({ entry }) => pool.withheldItem(`journal_${entry.id}`) === undefined),
     contradictions: { state: stateContradictions, journal: pool.contradictionJournalIds() },
   };
 };

@@ -7,6 +7,7 @@ import type { AppendJournalInput, JournalFilter } from "../types.js";
 import { appendChange } from "./changes.js";
 import { type Db, immediate } from "./db.js";
 import { getRun } from "./runs.js";
+import { refuseForgotten } from "./withhold.js";
 
 /**
  * Appends an entry to a running run's journal. An unknown run is 404 `not_found`; a finished run's journal is
@@ -21,6 +22,7 @@ export function appendJournal(db: Db, input: AppendJournalInput, now: Date): Jou
     if (run.status !== "running") {
       throw new KxmError("invalid_request", `run ${run.id} already finished; its journal is closed`);
     }
+    refuseForgotten(db, entry.project, entry.summary);
     db.insert(journalEntries)
       .values({
         id: entry.id,

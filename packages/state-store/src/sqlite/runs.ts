@@ -7,6 +7,7 @@ import type { FinishRunInput, StartRunInput } from "../types.js";
 import { appendChange } from "./changes.js";
 import { type Db, immediate, requireProject } from "./db.js";
 import { insertItem } from "./items.js";
+import { refuseForgotten } from "./withhold.js";
 
 export function toRun(row: typeof runs.$inferSelect): RunRecord {
   const run: RunRecord = {
@@ -64,6 +65,7 @@ export function finishRun(
     }
     const finished = finishedRun(run, input, now);
     const episode = episodeFor(finished);
+    refuseForgotten(db, project, episode.summary);
     db.update(runs)
       .set({
         status: finished.status,

@@ -20,12 +20,14 @@ import type {
 import { appendChange } from "./changes.js";
 import { type Db, immediate, requireProject } from "./db.js";
 import { findItem, insertItem, updateItem } from "./items.js";
+import { agentRevoked, refuseForgotten } from "./withhold.js";
 
 export function proposeState(db: Db, input: StateProposalInput, now: Date): ContextItem {
   const project = projectId(input.project);
   const { item, proposedBy } = buildProposal({ ...input, project }, now);
   immediate(db, () => {
     requireProject(db, project);
+    refuseForgotten(db, project, item.summary);
     insertItem(db, item, item.validFrom!);
     db.insert(stateProposals).values({ project, itemId: item.id, proposedBy }).run();
     appendChange(db, project, "items", [item.id], item.validFrom!);
@@ -68,6 +70,8 @@ export function promoteState(db: Db, input: StatePromotionInput, now: Date): Sta
       .run();
     const touched = [...plan.superseded, plan.consumed, plan.state].map((changed) => changed.id);
     appendChange(db, project, "items", touched, plan.at);
+    // A revoked agent's promoted value is withheld: the pools learn its id by rebuilding (decision 0017).
+    if (agentRevoked(db, project, review!.proposedBy)) appendChange(db, project, "project", [], plan.at);
     return { state: plan.state, superseded: plan.superseded, consumed: plan.consumed };
   });
 }

@@ -7,7 +7,9 @@ import {
   type OperatorRecord,
   type ProjectRecord,
   type ReviewedJournalEntry,
+  type Revocation,
   type RunRecord,
+  type Tombstone,
 } from "@kxm/contract";
 import type Database from "better-sqlite3";
 import type {
@@ -17,17 +19,21 @@ import type {
   EpisodePage,
   EpisodePageOptions,
   FinishRunInput,
+  ForgetInput,
   JournalFilter,
   KxmStore,
+  LiftInput,
   OperatorIdentity,
   PurgeCounts,
   RemovedProject,
   ReviewJournalInput,
+  RevokeInput,
   StartRunInput,
   StateContradiction,
   StatePromotion,
   StatePromotionInput,
   StateProposalInput,
+  WithholdRules,
 } from "../types.js";
 import { ChangedRecords } from "./changed-records.js";
 import * as feed from "./changes.js";
@@ -42,6 +48,7 @@ import { purge } from "./retention.js";
 import * as reviews from "./reviews.js";
 import * as runs from "./runs.js";
 import * as state from "./state.js";
+import * as withhold from "./withhold.js";
 
 /**
  * The SQLite implementation of {@link KxmStore}. better-sqlite3 is synchronous, so each method does its work at
@@ -174,6 +181,38 @@ export class SqliteKxmStore implements KxmStore {
   }
   listEpisodes(project: string, options: EpisodePageOptions): Promise<EpisodePage> {
     return this.#run((db) => listEpisodes(db, project, options));
+  }
+
+  revoke(input: RevokeInput, now: Date): Promise<Revocation> {
+    return this.#run((db) => withhold.revoke(db, input, now));
+  }
+  listRevocations(project: string): Promise<Revocation[]> {
+    return this.#run((db) => withhold.listRevocations(db, project));
+  }
+  liftRevocation(input: LiftInput, now: Date): Promise<Revocation> {
+    return this.#run((db) => withhold.liftRevocation(db, input, now));
+  }
+  forget(input: ForgetInput, now: Date): Promise<{ tombstone: Tombstone; deleted: string[] }> {
+    return this.#run((db) => {
+      // Forgotten content must leave the file: deleted cells are zeroed, and the WAL frames that still hold the
+      // old pages are checkpointed into the database and truncated (as far as readers allow).
+      this.#sqlite.pragma("secure_delete = ON");
+      try {
+        return withhold.forget(db, input, now);
+      } finally {
+        this.#sqlite.pragma("secure_delete = OFF");
+        this.#sqlite.pragma("wal_checkpoint(TRUNCATE)");
+      }
+    });
+  }
+  listTombstones(project: string): Promise<Tombstone[]> {
+    return this.#run((db) => withhold.listTombstones(db, project));
+  }
+  liftTombstone(input: LiftInput, now: Date): Promise<Tombstone> {
+    return this.#run((db) => withhold.liftTombstone(db, input, now));
+  }
+  withholdRules(project: string): Promise<WithholdRules> {
+    return this.#run((db) => withhold.withholdRules(db, project));
   }
 
   purge(now: Date, retentionDays: number): Promise<PurgeCounts> {

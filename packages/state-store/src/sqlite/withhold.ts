@@ -1,0 +1,316 @@
+// Revocations and tombstones (decision 0017): the operator's withdrawals and what was forgotten.
+import { compareCodeUnits, KxmError, LIMITS, type Revocation, type Tombstone } from "@kxm/contract";
+import { and, asc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { contentSha256 } from "../domain/content.js";
+import { randomId } from "../ids.js";
+import { projectId, recordId, redactedText } from "../input.js";
+import { items, journalEntries, revocations, stateProposals, tombstones } from "../schema.js";
+import { isoTime } from "../time.js";
+import type { ForgetInput, LiftInput, RevocationTarget, RevokeInput, WithholdRules } from "../types.js";
+import { appendChange } from "./changes.js";
+import { type Db, immediate, requireProject } from "./db.js";
+
+const TARGETS: ReadonlySet<string> = new Set(["evidence", "source", "source_prefix", "item", "agent"]);
+
+function toRevocation(row: typeof revocations.$inferSelect): Revocation {
+  const revocation: Revocation = {
+    id: row.id,
+    project: row.project,
+    target: row.target,
+    value: row.value,
+    reason: row.reason,
+    revokedBy: row.revokedBy,
+    revokedAt: row.revokedAt,
+  };
+  if (row.liftedBy !== null) revocation.liftedBy = row.liftedBy;
+  if (row.liftedAt !== null) revocation.liftedAt = row.liftedAt;
+  if (row.liftReason !== null) revocation.liftReason = row.liftReason;
+  return revocation;
+}
+
+function toTombstone(row: typeof tombstones.$inferSelect): Tombstone {
+  const tombstone: Tombstone = {
+    id: row.id,
+    project: row.project,
+    itemId: row.itemId,
+    kind: row.kind,
+    contentSha256: row.contentSha256,
+    reason: row.reason,
+    forgottenBy: row.forgottenBy,
+    forgottenAt: row.forgottenAt,
+  };
+  if (row.liftedBy !== null) tombstone.liftedBy = row.liftedBy;
+  if (row.liftedAt !== null) tombstone.liftedAt = row.liftedAt;
+  if (row.liftReason !== null) tombstone.liftReason = row.liftReason;
+  return tombstone;
+}
+
+/** A reason as stored: trimmed, non-empty, redacted, at most 500 characters. */
+function reasonText(value: unknown): string {
+  return redactedText(value, "reason", LIMITS.withholdReasonChars);
+}
+
+/**
+ * Refuses a write whose content an active tombstone of the project holds (409 `content_forgotten`). Call it inside
+ * the write's transaction, so a tombstone committed by another process first is seen.
+ */
+export function refuseForgotten(db: Db, project: string, summary: string): void {
+  const hash = contentSha256(summary);
+  const row = db
+    .select({ id: tombstones.id })
+    .from(tombstones)
+    .where(
+      and(eq(tombstones.project, project), eq(tombstones.contentSha256, hash), isNull(tombstones.liftedAt)),
+    )
+    .get();
+  if (row !== undefined) {
+    throw new KxmError(
+      "content_forgotten",
+      `this content was forgotten (tombstone ${row.id}); an operator must lift the tombstone before it is written again`,
+    );
+  }
+}
+
+export function revoke(db: Db, input: RevokeInput, now: Date): Revocation {
+  const project = projectId(input.project);
+  if (typeof input.target !== "string" || !TARGETS.has(input.target)) {
+    throw new KxmError("invalid_request", "target: must be evidence, source, source_prefix, item or agent");
+  }
+  if (typeof input.value !== "string" || input.value.length === 0) {
+    throw new KxmError("invalid_request", "value: must be a non-empty string");
+  }
+  if (input.value.length > LIMITS.refChars) {
+    throw new KxmError("context_limits_exceeded", `value: over ${LIMITS.refChars} characters`);
+  }
+  const row: typeof revocations.$inferInsert = {
+    id: randomId("rev_"),
+    project,
+    target: input.target as RevocationTarget,
+    value: input.value,
+    reason: reasonText(input.reason),
+    revokedBy: recordId(input.revokedBy, "revokedBy", "invalid_request"),
+    revokedAt: isoTime(now, "now"),
+  };
+  return immediate(db, () => {
+    requireProject(db, project);
+    db.insert(revocations).values(row).run();
+    appendChange(db, project, "project", [], row.revokedAt);
+    return toRevocation(db.select().from(revocations).where(eq(revocations.id, row.id)).get()!);
+  });
+}
+
+export function listRevocations(db: Db, project: string): Revocation[] {
+  requireProject(db, projectId(project));
+  return db
+    .select()
+    .from(revocations)
+    .where(eq(revocations.project, project))
+    .orderBy(asc(revocations.revokedAt), asc(revocations.id))
+    .all()
+    .map(toRevocation);
+}
+
+export function liftRevocation(db: Db, input: LiftInput, now: Date): Revocation {
+  const project = projectId(input.project);
+  const reason = reasonText(input.reason);
+  const liftedBy = recordId(input.liftedBy, "liftedBy", "invalid_request");
+  const at = isoTime(now, "now");
+  return immediate(db, () => {
+    requireProject(db, project);
+    const row = db
+      .select()
+      .from(revocations)
+      .where(and(eq(revocations.project, project), eq(revocations.id, String(input.id))))
+      .get();
+    if (row === undefined) throw new KxmError("not_found", `no revocation ${input.id} in project ${project}`);
+    if (row.liftedAt !== null) {
+      throw new KxmError("invalid_request", `revocation ${row.id} was already lifted at ${row.liftedAt}`);
+    }
+    db.update(revocations)
+      .set({ liftedBy, liftedAt: at, liftReason: reason })
+      .where(eq(revocations.id, row.id))
+      .run();
+    appendChange(db, project, "project", [], at);
+    return toRevocation({ ...row, liftedBy, liftedAt: at, liftReason: reason });
+  });
+}
+
+/** The journal entry an id names: its own id (`j_…`) or its item's (`journal_j_…`). */
+function findEntry(db: Db, project: string, id: string) {
+  const ids = id.startsWith("journal_") ? [id, id.slice("journal_".length)] : [id];
+  return db
+    .select({ id: journalEntries.id, body: journalEntries.body })
+    .from(journalEntries)
+    .where(and(eq(journalEntries.project, project), inArray(journalEntries.id, ids)))
+    .get();
+}
+
+/**
+ * Forgets an id: the stored item or journal entry it names, and every other stored item and journal entry of the
+ * project with the same content (the summary), are deleted; a tombstone keeps the id, who, when, why and the
+ * content's SHA-256. An authored id (given `authoredSummary`) deletes only stored copies of its content. Returns
+ * the tombstone and the ids deleted (items' ids, journal entries as their item ids `journal_<entryId>`), sorted.
+ */
+export function forget(db: Db, input: ForgetInput, now: Date): { tombstone: Tombstone; deleted: string[] } {
+  const project = projectId(input.project);
+  const itemId = recordId(input.itemId, "itemId", "invalid_request");
+  const reason = reasonText(input.reason);
+  const forgottenBy = recordId(input.forgottenBy, "forgottenBy", "invalid_request");
+  const at = isoTime(now, "now");
+  return immediate(db, () => {
+    requireProject(db, project);
+    const base = { id: randomId("tomb_"), project, reason, forgottenBy, forgottenAt: at };
+    const item = db
+      .select({ body: items.body })
+      .from(items)
+      .where(and(eq(items.project, project), eq(items.id, itemId)))
+      .get();
+    const entry = item === undefined ? findEntry(db, project, itemId) : undefined;
+    let row: typeof tombstones.$inferInsert;
+    let summary: string;
+    if (item !== undefined) {
+      summary = item.body.summary;
+      row = { ...base, itemId, kind: "item", contentSha256: contentSha256(summary) };
+    } else if (entry !== undefined) {
+      summary = entry.body.summary;
+      row = {
+        ...base,
+        itemId: `journal_${entry.id}`,
+        kind: "journal",
+        contentSha256: contentSha256(summary),
+      };
+    } else if (typeof input.authoredSummary === "string") {
+      summary = input.authoredSummary;
+      row = { ...base, itemId, kind: "authored", contentSha256: contentSha256(summary) };
+    } else {
+      throw new KxmError("not_found", `no item ${itemId} in project ${project}`);
+    }
+    // Every stored copy of the content goes: a consumed proposal holds its promoted value's summary too. A
+    // proposal's review record and an entry's review cascade with them.
+    const goneItems = db
+      .delete(items)
+      .where(and(eq(items.project, project), sql`json_extract(${items.body}, '$.summary') = ${summary}`))
+      .returning({ id: items.id })
+      .all()
+      .map((gone) => gone.id);
+    const goneEntries = db
+      .delete(journalEntries)
+      .where(
+        and(
+          eq(journalEntries.project, project),
+          sql`json_extract(${journalEntries.body}, '$.summary') = ${summary}`,
+        ),
+      )
+      .returning({ id: journalEntries.id })
+      .all()
+      .map((gone) => gone.id);
+    if (goneItems.length > 0) appendChange(db, project, "items", goneItems, at);
+    if (goneEntries.length > 0) appendChange(db, project, "journal", goneEntries, at);
+    db.insert(tombstones).values(row).run();
+    appendChange(db, project, "project", [], at);
+    const tombstone = toTombstone(db.select().from(tombstones).where(eq(tombstones.id, row.id!)).get()!);
+    const deleted = [...goneItems, ...goneEntries.map((id) => `journal_${id}`)].sort(compareCodeUnits);
+    return { tombstone, deleted };
+  });
+}
+
+export function listTombstones(db: Db, project: string): Tombstone[] {
+  requireProject(db, projectId(project));
+  return db
+    .select()
+    .from(tombstones)
+    .where(eq(tombstones.project, project))
+    .orderBy(asc(tombstones.forgottenAt), asc(tombstones.id))
+    .all()
+    .map(toTombstone);
+}
+
+export function liftTombstone(db: Db, input: LiftInput, now: Date): Tombstone {
+  const project = projectId(input.project);
+  const reason = reasonText(input.reason);
+  const liftedBy = recordId(input.liftedBy, "liftedBy", "invalid_request");
+  const at = isoTime(now, "now");
+  return immediate(db, () => {
+    requireProject(db, project);
+    const row = db
+      .select()
+      .from(tombstones)
+      .where(and(eq(tombstones.project, project), eq(tombstones.id, String(input.id))))
+      .get();
+    if (row === undefined) throw new KxmError("not_found", `no tombstone ${input.id} in project ${project}`);
+    if (row.liftedAt !== null) {
+      throw new KxmError("invalid_request", `tombstone ${row.id} was already lifted at ${row.liftedAt}`);
+    }
+    db.update(tombstones)
+      .set({ liftedBy, liftedAt: at, liftReason: reason })
+      .where(eq(tombstones.id, row.id))
+      .run();
+    appendChange(db, project, "project", [], at);
+    return toTombstone({ ...row, liftedBy, liftedAt: at, liftReason: reason });
+  });
+}
+
+/**
+ * The project's active revocations and tombstones, and the items each revoked agent contributed: the proposals it
+ * made and the values promoted from them (`state_proposals` records both). Read in one snapshot.
+ */
+export function withholdRules(db: Db, project: string): WithholdRules {
+  return db.transaction(() => {
+    const active = db
+      .select()
+      .from(revocations)
+      .where(and(eq(revocations.project, project), isNull(revocations.liftedAt)))
+      .orderBy(asc(revocations.revokedAt), asc(revocations.id))
+      .all()
+      .map(toRevocation);
+    const forgotten = db
+      .select()
+      .from(tombstones)
+      .where(and(eq(tombstones.project, project), isNull(tombstones.liftedAt)))
+      .orderBy(asc(tombstones.forgottenAt), asc(tombstones.id))
+      .all()
+      .map(toTombstone);
+    const agents = [...new Set(active.filter((r) => r.target === "agent").map((r) => r.value))].sort(
+      compareCodeUnits,
+    );
+    const agentItems = new Map<string, string>();
+    if (agents.length > 0) {
+      const rows = db
+        .select({
+          itemId: stateProposals.itemId,
+          promoted: stateProposals.promotedItemId,
+          by: stateProposals.proposedBy,
+        })
+        .from(stateProposals)
+        .where(and(eq(stateProposals.project, project), inArray(stateProposals.proposedBy, agents)))
+        .all();
+      for (const row of rows) {
+        agentItems.set(row.itemId, row.by);
+        if (row.promoted !== null) agentItems.set(row.promoted, row.by);
+      }
+    }
+    return { revocations: active, tombstones: forgotten, agentItems };
+  });
+}
+
+/**
+ * Whether a promotion of `proposedBy`'s proposal must rebuild the project's pools: an active revocation of that
+ * agent withholds the promoted value, which only a rebuild's {@link withholdRules} names.
+ */
+export function agentRevoked(db: Db, project: string, agent: string): boolean {
+  return (
+    db
+      .select({ id: revocations.id })
+      .from(revocations)
+      .where(
+        and(
+          eq(revocations.project, project),
+          eq(revocations.target, "agent"),
+          eq(revocations.value, agent),
+          isNull(revocations.liftedAt),
+          isNotNull(revocations.revokedAt),
+        ),
+      )
+      .get() !== undefined
+  );
+}
