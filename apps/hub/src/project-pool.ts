@@ -17,8 +17,10 @@ import { gitDirectories } from "@kxm/memory-git";
 import { findContradictions } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import { type Authored, NO_CHECKOUT, readAuthored } from "./authored.js";
+import { ExpiryTracker } from "./expiry.js";
 import { type JournalRecord, toJournalRecord } from "./journal-records.js";
 import { authoredSignature } from "./memory-signature.js";
+import { strongerReason, type WithheldItem, type WithheldReason } from "./withheld.js";
 
 /** The key of a set of journal categories: the categories in catalogue order, comma-separated. */
 function categoryKey(categories: Iterable<JournalCategory>): string {
@@ -70,6 +72,10 @@ export class ProjectPool {
   private stateContradictions: { readonly generation: number; readonly ids: readonly string[] } | undefined;
   /** The journal's contradiction ids in entry order, until the next journal write. */
   private journalContradictions: string[] | undefined;
+  /** Items kept out of every index by a rule below the arbiter, with the reason that won. */
+  private readonly withheld = new Map<string, { item: ContextItem; reason: WithheldReason }>();
+  /** When each store and authored item expires: {@link withholdExpired} moves them to `withheld` on time. */
+  private readonly expiry = new ExpiryTracker();
 
   constructor(
     readonly project: ProjectRecord,
@@ -81,6 +87,12 @@ export class ProjectPool {
     for (const item of storeItems) this.storeItems.set(item.id, item);
     for (const record of journal) this.journal.set(record.item.id, record);
     this.authored = authored;
+    for (const item of this.storeItems.values()) this.expiry.track(item);
+    for (const item of authored.items) this.expiry.track(item);
+    const checkFailed = new Set(authored.checkFailed);
+    for (const item of authored.items) {
+      if (checkFailed.has(item.id)) this.withheld.set(item.id, { item, reason: "check_failed" });
+    }
     for (const key of INDEX_KEYS) {
       const categories = new Set(key.split(","));
       const items = new Map<string, ContextItem>();
@@ -102,12 +114,55 @@ export class ProjectPool {
     return this.authored.memory;
   }
 
-  /** Store items and authored memory and skills: the part of the pool every role reads. */
+  /** Store items and authored memory and skills: the part of the pool every role reads (withheld ones left out). */
   baseItems(): ContextItem[] {
     const byId = new Map<string, ContextItem>();
     for (const item of this.authored.items) byId.set(item.id, item);
     for (const item of this.storeItems.values()) byId.set(item.id, item);
+    for (const id of this.withheld.keys()) byId.delete(id);
     return [...byId.values()];
+  }
+
+  /**
+   * The withheld items in id order; with `categories`, journal items only of those categories (the items a role's
+   * packet would otherwise have held).
+   */
+  withheldItems(categories?: readonly JournalCategory[]): WithheldItem[] {
+    const wanted = categories === undefined ? undefined : new Set<string>(categories);
+    return [...this.withheld.values()]
+      .filter(({ item }) => {
+        const journal = this.journal.get(item.id);
+        return journal === undefined || wanted === undefined || wanted.has(journal.entry.category);
+      })
+      .sort((a, b) => compareCodeUnits(a.item.id, b.item.id));
+  }
+
+  /**
+   * Withholds every item whose `expiresAt` is at or before `nowMs` (the hub's clock, at each packet and recall):
+   * O(1) while none is due. An item already withheld for a stronger reason keeps it.
+   */
+  withholdExpired(nowMs: number): void {
+    for (const id of this.expiry.due(nowMs)) {
+      const item = this.storeItems.get(id) ?? this.authored.items.find((candidate) => candidate.id === id);
+      if (item === undefined) continue;
+      this.withhold(item, "expired");
+    }
+  }
+
+  /** Keeps `item` out of every index with `reason`, or the stronger reason it is already withheld for. */
+  private withhold(item: ContextItem, reason: WithheldReason): void {
+    const before = this.withheld.get(item.id);
+    this.withheld.set(item.id, {
+      item,
+      reason: before === undefined ? reason : strongerReason(before.reason, reason),
+    });
+    for (const slot of this.slots.values()) slot.index.remove(item.id);
+  }
+
+  /** Drops an expiry or check verdict of an item that changed: the next request judges its new value. */
+  private clearTimedWithholding(id: string): void {
+    const reason = this.withheld.get(id)?.reason;
+    if (reason === "expired" || reason === "check_failed") this.withheld.delete(id);
   }
 
   /**
@@ -182,6 +237,8 @@ export class ProjectPool {
     if (items.length > 0 || gone.length > 0) this.apply({ kind: "items", items });
     for (const id of gone) {
       this.storeItems.delete(id);
+      this.expiry.forget(id);
+      this.clearTimedWithholding(id);
       for (const slot of this.slots.values()) slot.index.remove(id);
     }
     for (const entry of entries) this.apply({ kind: "journal", entry });
@@ -206,6 +263,9 @@ export class ProjectPool {
         // Superseded and rejected items stay until retention purges them: the index counts them as
         // `excludedSuperseded`, exactly as the plain assembly over the store's items does.
         this.storeItems.set(item.id, item);
+        this.expiry.track(item);
+        this.clearTimedWithholding(item.id);
+        if (this.withheld.has(item.id)) continue;
         for (const slot of this.slots.values()) slot.index.upsert(item);
       }
       return;
@@ -244,12 +304,23 @@ export class ProjectPool {
         const old = this.authored.items;
         this.authored = next;
         const kept = new Set(next.items.map((item) => item.id));
+        for (const item of old) {
+          if (kept.has(item.id)) continue;
+          this.expiry.forget(item.id);
+          this.clearTimedWithholding(item.id);
+        }
+        const checkFailed = new Set(next.checkFailed);
+        for (const item of next.items) {
+          this.expiry.track(item);
+          this.clearTimedWithholding(item.id);
+          if (checkFailed.has(item.id)) this.withhold(item, "check_failed");
+        }
         for (const slot of this.slots.values()) {
           for (const item of old) {
             // A store item never shares an authored id (`mem_`, `skill_`), so removal cannot drop one.
             if (!kept.has(item.id)) slot.index.remove(item.id);
           }
-          for (const item of next.items) slot.index.upsert(item);
+          for (const item of next.items) if (!this.withheld.has(item.id)) slot.index.upsert(item);
         }
       } finally {
         this.refreshing = undefined;
