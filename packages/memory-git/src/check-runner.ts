@@ -1,7 +1,7 @@
 // `kxm memory verify`: runs each fact's check in the checkout and records what it found.
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { compareCodeUnits } from "@kxm/contract";
+import { compareCodeUnits, KxmError } from "@kxm/contract";
 import { type CheckRecord, type CheckResult, formatCheckRecords, readCheckRecords } from "./fact-checks.js";
 import { writeFileWhole } from "./files.js";
 import { gitHeadCommit } from "./git.js";
@@ -113,19 +113,26 @@ export interface VerifyOptions {
 /**
  * Runs the check of every active fact that names one (or of `ids`), one at a time in id order, in `root`, and
  * writes `.kxm/memory-checks.json` with the new records (others kept; a record of a fact no longer in memory is
- * dropped). Returns the verifications in id order and the file's project-relative path. Committing the file is
- * the caller's choice: the hub reads it at HEAD only.
+ * dropped). Returns the verifications in id order, the commit checked and the file's project-relative path.
+ * An id of `ids` that names no active fact with a check is 404 `memory_check_not_found`, before anything runs.
+ * Committing the file is the caller's choice: the hub reads it at HEAD only.
  */
 export async function verifyFacts(
   root: string,
   options: VerifyOptions,
-): Promise<{ file: string; verifications: FactVerification[]; unknown: string[] }> {
+): Promise<{ file: string; commit: string | null; verifications: FactVerification[] }> {
   const facts = await activeFacts(root);
   const wanted = options.ids === undefined ? undefined : new Set(options.ids);
   const byId = new Map(facts.map((fact) => [fact.id, fact]));
   const unknown = [...(wanted ?? [])]
     .filter((id) => byId.get(id)?.check === undefined)
     .sort(compareCodeUnits);
+  if (unknown.length > 0) {
+    throw new KxmError(
+      "memory_check_not_found",
+      `no active fact with a check has the id ${unknown.join(", ")}`,
+    );
+  }
   const chosen: MemoryFact[] = facts.filter(
     (fact) => fact.check !== undefined && (wanted === undefined || wanted.has(fact.id)),
   );
@@ -149,6 +156,8 @@ export async function verifyFacts(
     records.set(fact.id, record);
     verifications.push({ id: fact.id, file: fact.file, onFailure: check.onFailure, record });
   }
-  await writeFileWhole(join(root, KXM_PATHS.memoryChecks), formatCheckRecords(records));
-  return { file: KXM_PATHS.memoryChecks, verifications, unknown };
+  // With no check to run there is nothing to record: the file is neither created nor rewritten.
+  if (chosen.length > 0)
+    await writeFileWhole(join(root, KXM_PATHS.memoryChecks), formatCheckRecords(records));
+  return { file: KXM_PATHS.memoryChecks, commit, verifications };
 }

@@ -67,6 +67,7 @@ export const COMMAND_IDS = [
   "memory:revision",
   "memory:sync",
   "memory:validate",
+  "memory:verify",
   "run:manifest",
   "run:metrics",
   "run:prompt",
