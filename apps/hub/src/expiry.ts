@@ -2,7 +2,7 @@
 import { type ContextItem, compareCodeUnits } from "@kxm/contract";
 
 /** At most this many `review_due:<id>` gaps per packet or recall; the rest are counted in one more gap. */
-export const MAX_REVIEW_DUE_GAPS = 16;
+const MAX_REVIEW_DUE_GAPS = 16;
 
 /**
  * The expiry times of a pool's items and the earliest of them. {@link due} answers without a walk while the

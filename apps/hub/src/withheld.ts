@@ -2,7 +2,7 @@
 import type { ContextItem } from "@kxm/contract";
 
 /** Why an item is withheld, in precedence order: when several apply, the first wins. */
-export const WITHHELD_REASONS = ["revoked", "forgotten", "expired", "check_failed"] as const;
+const WITHHELD_REASONS = ["revoked", "forgotten", "expired", "check_failed"] as const;
 export type WithheldReason = (typeof WITHHELD_REASONS)[number];
 
 /** One withheld item and why. */

@@ -13,7 +13,7 @@ import type { MemoryFact } from "./memory-file.js";
 const SECRET_PREFIXES = ["KXM_", "STEEL_"] as const;
 
 /** The environment a check runs with: this process's, less every `KXM_*` and `STEEL_*` variable. */
-export function checkEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function checkEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (SECRET_PREFIXES.some((prefix) => name.toUpperCase().startsWith(prefix))) continue;
@@ -36,7 +36,7 @@ function killGroup(child: ChildProcess): void {
 }
 
 /** How one check ended. */
-export interface CheckRun {
+interface CheckRun {
   result: CheckResult;
   exitCode: number | null;
   durationMs: number;
@@ -48,7 +48,7 @@ export interface CheckRun {
  * the run is `timed_out`. Exit 0 is `passed`; another exit or a signal `failed`; a program that cannot be started
  * `not_started`. Never throws.
  */
-export function runCheck(
+function runCheck(
   command: readonly string[],
   options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; clock?: () => number },
 ): Promise<CheckRun> {

@@ -8,10 +8,10 @@ import { KXM_PATHS } from "./layout.js";
 import type { FactCheck, MemoryFact, MemoryProblem } from "./memory-file.js";
 
 /** The `schema` of the record file. */
-export const MEMORY_CHECKS_SCHEMA = "kxm.memory-checks.v1";
+const MEMORY_CHECKS_SCHEMA = "kxm.memory-checks.v1";
 
 /** How a check ended: exit 0, another exit (or a signal), killed at its time limit, or could not be started. */
-export const CHECK_RESULTS = ["passed", "failed", "timed_out", "not_started"] as const;
+const CHECK_RESULTS = ["passed", "failed", "timed_out", "not_started"] as const;
 export type CheckResult = (typeof CHECK_RESULTS)[number];
 
 const CheckRecordSchema = z.strictObject({
@@ -93,7 +93,7 @@ function sameCommand(a: readonly string[], b: readonly string[]): boolean {
  * The record that speaks for the fact's check now: the fact's record when it ran the command the fact names today
  * (a record of an older command is stale and says nothing), else undefined.
  */
-export function currentRecord(
+function currentRecord(
   check: FactCheck | undefined,
   record: CheckRecord | undefined,
 ): CheckRecord | undefined {

@@ -12,14 +12,14 @@ export {
 export type { NoteOptions } from "./candidates.js";
 export { noteCandidate } from "./candidates.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
-export type { CheckRun, VerifyOptions } from "./check-runner.js";
-export { type FactVerification, runCheck, verifyFacts } from "./check-runner.js";
+export type { VerifyOptions } from "./check-runner.js";
+export { type FactVerification, verifyFacts } from "./check-runner.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { WithheldFile } from "./committed.js";
 export { type CommittedMemory, readCommittedMemory } from "./committed.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { CheckRecord, CheckRecords, CheckResult, FactWithheldReason } from "./fact-checks.js";
-export { factWithheldReason, readCheckRecords, reviewDue } from "./fact-checks.js";
+export { factWithheldReason, readCheckRecords } from "./fact-checks.js";
 export { factToContextItem } from "./fact-item.js";
 export { writeFileWhole } from "./files.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */

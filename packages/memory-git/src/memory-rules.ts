@@ -41,7 +41,7 @@ const dateOrDateTime = z.union([z.iso.date(), z.iso.datetime({ offset: true })])
 /** What a failing check does: `report` (the default) or `withhold` (the hub serves the fact no longer). */
 export const CHECK_FAILURE_POLICIES = ["report", "withhold"] as const;
 /** The longest a check may run, in seconds, and the default. */
-export const CHECK_TIMEOUT_MAX_SECONDS = 600;
+const CHECK_TIMEOUT_MAX_SECONDS = 600;
 export const CHECK_TIMEOUT_DEFAULT_SECONDS = 30;
 
 const FIELD_RULES: readonly FieldRule[] = [
