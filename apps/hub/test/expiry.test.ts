@@ -104,6 +104,62 @@ describe("authored facts with expiresAt and reviewBy", () => {
   });
 });
 
+function checksFile(result: string, command: string[] = ["false"]): string {
+  const record = {
+    verifiedAt: "2026-09-30T00:00:00.000Z",
+    commit: null,
+    command,
+    result,
+    exitCode: 1,
+    durationMs: 4,
+  };
+  return `${JSON.stringify({ schema: "kxm.memory-checks.v1", facts: { release: record } }, null, 2)}\n`;
+}
+
+describe("authored facts with a check", () => {
+  test("withheld as check_failed while the committed record fails; expired wins once both apply", async () => {
+    await hub.start();
+    const root = await gitCheckout(hub.dir, "alpha", {
+      ".kxm/memory/release.md": fact("release", "Releases are cut from the release branch", {
+        expiresAt: "2026-10-10",
+        check: '\n  command: ["false"]\n  onFailure: withhold',
+      }),
+      ".kxm/memory/suite.md": fact("suite", "Run the release test suite before tagging"),
+      ".kxm/memory-checks.json": checksFile("failed"),
+    });
+    const key = await projectWithAgent(hub.app, "alpha", "agent-a", root);
+    expect(await packet("alpha", key)).toEqual({
+      ids: ["mem_suite"],
+      gaps: ["items_withheld:check_failed:1"],
+      audit: ["items_withheld:check_failed:1"],
+    });
+    hub.clock.set("2026-10-10T00:00:00Z");
+    expect((await packet("alpha", key)).gaps).toEqual(["items_withheld:expired:1"]);
+  });
+
+  test("a record of another command, or a passing one, withholds nothing; a malformed file is a gap", async () => {
+    await hub.start();
+    const root = await gitCheckout(hub.dir, "alpha", {
+      ".kxm/memory/release.md": fact("release", "Releases are cut from the release branch", {
+        check: '\n  command: ["false"]\n  onFailure: withhold',
+      }),
+      ".kxm/memory-checks.json": checksFile("failed", ["false", "--old"]),
+    });
+    const key = await projectWithAgent(hub.app, "alpha", "agent-a", root);
+    expect(await packet("alpha", key)).toEqual({ ids: ["mem_release"], gaps: [], audit: [] });
+    await writeFile(join(root, ".kxm/memory-checks.json"), checksFile("passed"));
+    await commitAll(root, "a passing record");
+    expect(await packet("alpha", key)).toEqual({ ids: ["mem_release"], gaps: [], audit: [] });
+    await writeFile(join(root, ".kxm/memory-checks.json"), "{ not json");
+    await commitAll(root, "a broken record");
+    expect(await packet("alpha", key)).toEqual({
+      ids: ["mem_release"],
+      gaps: ["memory_invalid:.kxm/memory-checks.json: (file): is not valid JSON"],
+      audit: ["memory_invalid:.kxm/memory-checks.json: (file): is not valid JSON"],
+    });
+  });
+});
+
 describe("state proposals with expiresAt and reviewBy", () => {
   test("carried through promotion: the value is due for review, then withheld", async () => {
     await hub.start();
