@@ -67,11 +67,16 @@ describe("memory --json output has a stable shape", () => {
 
     expect(validate.code, validate.stderr).toBe(0);
     const validateJson = json(validate);
-    expectShape(validateJson, { ok: "boolean", files: "array", problems: "array" }, "validate");
+    expectShape(
+      validateJson,
+      { ok: "boolean", files: "array", problems: "array", notices: "array" },
+      "validate",
+    );
     expect(validateJson).toEqual({
       ok: true,
       files: [".kxm/memory/old-fact.md", ".kxm/memory/test-runner.md"],
       problems: [],
+      notices: [],
     });
 
     expect(revision.code, revision.stderr).toBe(0);
@@ -190,7 +195,7 @@ describe("memory validate", () => {
     expect(asJson.code).toBe(1);
     expect(asJson.stderr).toBe("");
     const result = json<{ files: string[] }>(asJson);
-    expectShape(result, { ok: "boolean", files: "array", problems: "array" }, "validate");
+    expectShape(result, { ok: "boolean", files: "array", problems: "array", notices: "array" }, "validate");
     expect(result).toMatchObject({ ok: false, problems });
     expect(result.files).toHaveLength(11);
 

@@ -10,6 +10,8 @@ export interface Authored {
   /** What was read (commit, revision, withheld files, problems): equal keys give equal items, gaps and audit. */
   readonly key: string | undefined;
   readonly items: readonly ContextItem[];
+  /** Ids of `items` the committed fact checks withhold (`check_failed`). */
+  readonly checkFailed: readonly string[];
   /** The gaps every packet and recall of the project reports, in a fixed order. */
   readonly gaps: readonly string[];
   /** The audit's `memory`; undefined for a project without a checkout. */
@@ -17,7 +19,13 @@ export interface Authored {
 }
 
 /** What a project without a checkout serves: nothing. */
-export const NO_CHECKOUT: Authored = { key: undefined, items: [], gaps: [], memory: undefined };
+export const NO_CHECKOUT: Authored = {
+  key: undefined,
+  items: [],
+  checkFailed: [],
+  gaps: [],
+  memory: undefined,
+};
 
 /** A path as a gap may name it: control characters escaped, so one gap stays one line wherever it is printed. */
 function gapPath(path: string): string {
@@ -54,7 +62,7 @@ export async function readAuthored(project: ProjectRecord, log: FastifyBaseLogge
     log.warn({ event: "memory_unavailable", project: project.id, reason: unavailable });
     const audit: PacketMemory = { commit: null, revision: null, withheld: [] };
     const gaps = [`memory_unavailable:${unavailable}`];
-    return { key: JSON.stringify([audit, gaps]), items: [], gaps, memory: audit };
+    return { key: JSON.stringify([audit, gaps]), items: [], checkFailed: [], gaps, memory: audit };
   }
   let memory: CommittedMemory;
   try {
@@ -64,6 +72,7 @@ export async function readAuthored(project: ProjectRecord, log: FastifyBaseLogge
     return {
       key: undefined,
       items: [],
+      checkFailed: [],
       gaps: ["memory_unavailable:failed"],
       memory: { commit: null, revision: null, withheld: [] },
     };
@@ -88,5 +97,11 @@ export async function readAuthored(project: ProjectRecord, log: FastifyBaseLogge
     log.warn({ event: "memory_kxm_problem", project: project.id, gap: kxm });
     gaps.splice(memory.unavailable === undefined ? 0 : 1, 0, kxm);
   }
-  return { key: JSON.stringify([audit, gaps]), items: memory.items, gaps, memory: audit };
+  return {
+    key: JSON.stringify([audit, gaps, memory.checkFailed]),
+    items: memory.items,
+    checkFailed: memory.checkFailed,
+    gaps,
+    memory: audit,
+  };
 }

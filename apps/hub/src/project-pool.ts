@@ -17,9 +17,16 @@ import { gitDirectories } from "@kxm/memory-git";
 import { findContradictions, type WithholdRules } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import { type Authored, NO_CHECKOUT, readAuthored } from "./authored.js";
+import { ExpiryTracker } from "./expiry.js";
 import { type JournalRecord, toJournalRecord } from "./journal-records.js";
 import { authoredSignature } from "./memory-signature.js";
-import { NO_RULES, type WithheldItem, type WithheldReason, WithholdMatcher } from "./withheld.js";
+import {
+  NO_RULES,
+  strongerReason,
+  type WithheldItem,
+  type WithheldReason,
+  WithholdMatcher,
+} from "./withheld.js";
 
 /** The key of a set of journal categories: the categories in catalogue order, comma-separated. */
 function categoryKey(categories: Iterable<JournalCategory>): string {
@@ -77,6 +84,13 @@ export class ProjectPool {
    */
   private readonly withheld = new Map<string, { item: ContextItem; reason: WithheldReason }>();
   private readonly matcher: WithholdMatcher;
+  /** When each store and authored item expires: {@link withholdExpired} withholds them on time. */
+  private readonly expiry = new ExpiryTracker();
+  /**
+   * The verdicts that come from time and checks, not from the rules (decision 0018): items past `expiresAt`, and
+   * authored facts whose committed check failed with the withhold policy. Dropped when the item changes.
+   */
+  private readonly timed = new Map<string, "expired" | "check_failed">();
 
   constructor(
     readonly project: ProjectRecord,
@@ -89,6 +103,9 @@ export class ProjectPool {
     for (const item of storeItems) this.storeItems.set(item.id, item);
     for (const record of journal) this.journal.set(record.item.id, record);
     this.authored = authored;
+    for (const item of this.storeItems.values()) this.expiry.track(item);
+    for (const item of authored.items) this.expiry.track(item);
+    for (const id of authored.checkFailed) this.timed.set(id, "check_failed");
     this.matcher = new WithholdMatcher(rules);
     this.computeWithheld();
     for (const key of INDEX_KEYS) {
@@ -150,25 +167,46 @@ export class ProjectPool {
     return [...this.allBaseItems(), ...[...this.journal.values()].map(({ item }) => item)];
   }
 
-  /** Recomputes the withheld set from the rules over the whole pool (the derivedFrom cascade needs all of it). */
+  /**
+   * Recomputes the withheld set: the rules over the whole pool (the derivedFrom cascade needs all of it), then the
+   * timed verdicts, the stronger reason winning where both apply.
+   */
   private computeWithheld(): void {
     this.withheld.clear();
-    if (this.matcher.empty) return;
-    const all = new Map<string, ContextItem>();
-    for (const item of this.allItems()) all.set(item.id, item);
-    for (const [id, reason] of this.matcher.withhold(all.values())) {
-      const item = all.get(id);
-      if (item !== undefined) this.withheld.set(id, { item, reason });
+    if (!this.matcher.empty) {
+      const all = new Map<string, ContextItem>();
+      for (const item of this.allItems()) all.set(item.id, item);
+      for (const [id, reason] of this.matcher.withhold(all.values())) {
+        const item = all.get(id);
+        if (item !== undefined) this.withheld.set(id, { item, reason });
+      }
+    }
+    for (const [id, reason] of this.timed) {
+      const item = this.storeItems.get(id) ?? this.authoredItem(id);
+      if (item === undefined) continue;
+      const before = this.withheld.get(id)?.reason;
+      this.withheld.set(id, { item, reason: before === undefined ? reason : strongerReason(before, reason) });
     }
   }
 
   /**
+   * Withholds every item whose `expiresAt` is at or before `nowMs` (the hub's clock, at each packet, recall and
+   * wiki read): O(1) while none is due.
+   */
+  withholdExpired(nowMs: number): void {
+    const due = this.expiry.due(nowMs);
+    if (due.length === 0) return;
+    for (const id of due) this.timed.set(id, "expired");
+    this.rewithhold();
+  }
+
+  /**
    * After a change applied to the indexes as if nothing were withheld: recomputes the withheld set, takes every
-   * withheld item out of every index, and puts back the items no longer withheld. A pool without an active rule
-   * does nothing here.
+   * withheld item out of every index, and puts back the items no longer withheld. A pool without an active rule,
+   * a timed verdict or a withheld item does nothing here.
    */
   private rewithhold(): void {
-    if (this.matcher.empty) return;
+    if (this.matcher.empty && this.timed.size === 0 && this.withheld.size === 0) return;
     const before = new Map(this.withheld);
     this.computeWithheld();
     for (const slot of this.slots.values()) {
@@ -271,6 +309,8 @@ export class ProjectPool {
     if (items.length > 0 || gone.length > 0) this.apply({ kind: "items", items });
     for (const id of gone) {
       this.storeItems.delete(id);
+      this.expiry.forget(id);
+      this.timed.delete(id);
       for (const slot of this.slots.values()) slot.index.remove(id);
     }
     for (const entry of entries) this.apply({ kind: "journal", entry });
@@ -296,6 +336,8 @@ export class ProjectPool {
         // Superseded and rejected items stay until retention purges them: the index counts them as
         // `excludedSuperseded`, exactly as the plain assembly over the store's items does.
         this.storeItems.set(item.id, item);
+        this.expiry.track(item);
+        this.timed.delete(item.id);
         for (const slot of this.slots.values()) slot.index.upsert(item);
       }
       return;
@@ -334,6 +376,17 @@ export class ProjectPool {
         const old = this.authored.items;
         this.authored = next;
         const kept = new Set(next.items.map((item) => item.id));
+        for (const item of old) {
+          if (kept.has(item.id)) continue;
+          this.expiry.forget(item.id);
+          this.timed.delete(item.id);
+        }
+        const checkFailed = new Set(next.checkFailed);
+        for (const item of next.items) {
+          this.expiry.track(item);
+          if (checkFailed.has(item.id)) this.timed.set(item.id, "check_failed");
+          else this.timed.delete(item.id);
+        }
         for (const slot of this.slots.values()) {
           for (const item of old) {
             // A store item never shares an authored id (`mem_`, `skill_`), so removal cannot drop one.

@@ -13,18 +13,16 @@ export interface WithheldItem {
   readonly reason: WithheldReason;
 }
 
-const RANK: Readonly<Record<WithheldReason, number>> = {
-  revoked: 0,
-  forgotten: 1,
-  expired: 2,
-  check_failed: 3,
-};
+/** The reason that wins between two: the earlier in {@link WITHHELD_REASONS}. */
+export function strongerReason(a: WithheldReason, b: WithheldReason): WithheldReason {
+  return WITHHELD_REASONS.indexOf(a) <= WITHHELD_REASONS.indexOf(b) ? a : b;
+}
 
-/** The first reason of the two in precedence order. */
+/** The first reason of the two in precedence order; undefined only when both are. */
 function firstReason(a: WithheldReason | undefined, b: WithheldReason | undefined) {
   if (a === undefined) return b;
   if (b === undefined) return a;
-  return RANK[a] <= RANK[b] ? a : b;
+  return strongerReason(a, b);
 }
 
 /**

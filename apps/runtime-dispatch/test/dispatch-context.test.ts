@@ -6,7 +6,11 @@ import { DISPATCH_GAPS } from "../src/dispatch/gaps.js";
 import type { Run } from "../src/index.js";
 import { commitAll, gitRepo, hangingGit, promotedSkill, put, putFact, startRun } from "./support/repo.js";
 
-function assemble(root: string, run: Run, extra: { gitTimeoutMs?: number; gitBinary?: string } = {}) {
+function assemble(
+  root: string,
+  run: Run,
+  extra: { gitTimeoutMs?: number; gitBinary?: string; now?: Date } = {},
+) {
   const step = run.workflow.steps[1]!;
   return assembleDispatchContext({ root, run, step, ...extra });
 }
@@ -29,6 +33,47 @@ async function committedProject(): Promise<string> {
   commitAll(root, "memory");
   return root;
 }
+
+describe("assembleDispatchContext: expiry, review dates and checks (the hub's rule)", () => {
+  it("leaves out expired and check-withheld facts with a counting gap, and names review-due ones", async () => {
+    const root = await gitRepo();
+    await putFact(root, "use-pnpm", { reviewBy: "2026-10-01" });
+    await putFact(root, "old-node", { summary: "Use Node 18", expiresAt: "2026-10-05T00:00:00Z" });
+    await putFact(root, "tests-pass", {
+      summary: "The test suite passes",
+      check: '\n  command: ["false"]\n  onFailure: withhold',
+    });
+    await put(
+      root,
+      ".kxm/memory-checks.json",
+      JSON.stringify({
+        schema: "kxm.memory-checks.v1",
+        facts: {
+          "tests-pass": {
+            verifiedAt: "2026-10-01T00:00:00.000Z",
+            commit: null,
+            command: ["false"],
+            result: "failed",
+            exitCode: 1,
+            durationMs: 3,
+          },
+        },
+      }),
+    );
+    commitAll(root, "memory");
+    const run = await startRun(root);
+    const before = await assemble(root, run, { now: new Date("2026-09-30T00:00:00Z") });
+    expect(ids(before).sort()).toEqual(["mem_old-node", "mem_use-pnpm"]);
+    expect(before.gaps).toEqual(["dispatch_context_items_withheld:check_failed:1"]);
+    const after = await assemble(root, run, { now: new Date("2026-10-05T00:00:00Z") });
+    expect(ids(after)).toEqual(["mem_use-pnpm"]);
+    expect(after.gaps).toEqual([
+      "dispatch_context_items_withheld:expired:1",
+      "dispatch_context_items_withheld:check_failed:1",
+      "dispatch_context_review_due:mem_use-pnpm",
+    ]);
+  });
+});
 
 describe("assembleDispatchContext", () => {
   it("delivers committed project and operator facts and verified skills with no gap", async () => {

@@ -126,6 +126,9 @@ export const ERROR_CATALOGUE = {
     status: 409,
     title: "The content was forgotten: an active tombstone holds its hash until an operator lifts it",
   },
+  // Fact checks (`kxm memory verify`, issue 20).
+  memory_check_failed: { status: 409, title: "A memory fact's check failed, timed out or could not start" },
+  memory_check_not_found: { status: 404, title: "No active memory fact with a check has this id" },
   internal_error: { status: 500, title: "An unexpected failure inside KXM" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

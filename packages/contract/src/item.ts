@@ -35,6 +35,10 @@ export const ContextItemSchema = z.strictObject({
   observedAt: TimestampSchema.optional(),
   validFrom: TimestampSchema.optional(),
   validUntil: TimestampSchema.optional(),
+  /** From this time on the item is withheld from packets and recall (`items_withheld:expired:<n>`). */
+  expiresAt: TimestampSchema.optional(),
+  /** From this time on the item is still served, and listed as `review_due:<id>` in the packet's gaps. */
+  reviewBy: TimestampSchema.optional(),
   evidenceRefs: RefListSchema.optional(),
   supersedes: RefListSchema.optional(),
 });

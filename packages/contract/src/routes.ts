@@ -200,6 +200,10 @@ export const ROUTES = {
       evidenceRefs: z.array(RefSchema).max(LIMITS.maxStateEvidenceRefs),
       supersedes: RefListSchema.optional(),
       proposedBy: ActorSchema.optional(),
+      /** Carried into the promoted value: withheld from that time on. */
+      expiresAt: TimestampSchema.optional(),
+      /** Carried into the promoted value: listed as due for review from that time on. */
+      reviewBy: TimestampSchema.optional(),
     }),
     status: 201,
     response: z.object({ proposalId: z.string() }),

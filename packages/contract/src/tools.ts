@@ -75,6 +75,12 @@ export const PromoteToolInputSchema = z.strictObject({
       `References that support the value, such as pr:12 or a commit; ${LIMITS.minStateEvidenceRefs} to ${LIMITS.maxStateEvidenceRefs}`,
     ),
   supersedes: proposal.supersedes.describe("Ids of the state items this value replaces"),
+  expiresAt: proposal.expiresAt.describe(
+    "When the value stops holding (ISO 8601 with a zone): from then on it is withheld from packets",
+  ),
+  reviewBy: proposal.reviewBy.describe(
+    "When the value should be checked again (ISO 8601 with a zone): still served, listed as review_due",
+  ),
 });
 export type PromoteToolInput = z.infer<typeof PromoteToolInputSchema>;
 

@@ -108,6 +108,8 @@ export const KXM_TOOLS: readonly KxmTool[] = [
           confidence: args.confidence,
           evidenceRefs: args.evidenceRefs,
           ...(args.supersedes === undefined ? {} : { supersedes: args.supersedes }),
+          ...(args.expiresAt === undefined ? {} : { expiresAt: args.expiresAt }),
+          ...(args.reviewBy === undefined ? {} : { reviewBy: args.reviewBy }),
         },
       });
       return { proposalId: answer.proposalId, status: "proposed" };

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type ContextItem, compareCodeUnits } from "@kxm/contract";
+import { type CheckRecords, checkFailing, parseCheckRecords } from "./fact-checks.js";
 import { admitFact } from "./fact-item.js";
 import {
   type CommittedFile,
@@ -34,6 +35,11 @@ export interface CommittedMemory {
   revision: string | undefined;
   /** Active facts that became items, then verified promoted skills, each part sorted by id. */
   items: ContextItem[];
+  /**
+   * Ids of the items above whose fact's check says `onFailure: withhold` and whose record in the committed
+   * `.kxm/memory-checks.json` failed (for the command the fact names): the hub withholds them (`check_failed`).
+   */
+  checkFailed: string[];
   /** Malformed committed memory files, duplicate ids and facts over a limit, in file order. */
   problems: MemoryProblem[];
   /** Committed promoted skills that did not verify, by id. */
@@ -54,7 +60,8 @@ function byId(a: MemoryFact, b: MemoryFact): number {
 function committedFacts(
   files: readonly CommittedFile[],
   project: string,
-): { items: ContextItem[]; problems: MemoryProblem[] } {
+  records: CheckRecords,
+): { items: ContextItem[]; problems: MemoryProblem[]; checkFailed: string[] } {
   const problems: MemoryProblem[] = [];
   const facts: MemoryFact[] = [];
   const seen = new Map<string, string>();
@@ -79,12 +86,18 @@ function committedFacts(
     else if (checked.fact.lifecycle === "active") facts.push(checked.fact);
   }
   const items: ContextItem[] = [];
+  const checkFailed: string[] = [];
   for (const fact of facts.sort(byId)) {
     const admitted = admitFact(fact, project);
     if ("problem" in admitted) problems.push(admitted.problem);
-    else items.push(admitted.item);
+    else {
+      items.push(admitted.item);
+      if (fact.check?.onFailure === "withhold" && checkFailing(fact, records.get(fact.id))) {
+        checkFailed.push(admitted.item.id);
+      }
+    }
   }
-  return { items, problems };
+  return { items, problems, checkFailed };
 }
 
 /**
@@ -119,6 +132,7 @@ function nothingServed(): CommittedMemory {
     commit: undefined,
     revision: undefined,
     items: [],
+    checkFailed: [],
     problems: [],
     unverifiedSkills: [],
     skillsUnreadable: false,
@@ -137,7 +151,8 @@ const EMPTY_REVISION = revisionOf([]);
  * checked on its own: a malformed one, a duplicate id or a fact over a limit is a problem naming the file (never
  * its content) and the other facts are still served. Every uncommitted change is listed in `withheld`. When git
  * cannot be read (no repository, git missing, a timeout) and the work tree holds memory or skills, nothing is
- * served and `unavailable` says why.
+ * served and `unavailable` says why. The committed `.kxm/memory-checks.json` decides `checkFailed`; a malformed
+ * one is a problem, and then no fact is withheld for its check.
  */
 export async function readCommittedMemory(
   root: string,
@@ -145,7 +160,7 @@ export async function readCommittedMemory(
   options: GitOptions = {},
 ): Promise<CommittedMemory> {
   const [committed, check] = await Promise.all([
-    readCommittedFiles(root, AUTHORED_MEMORY_PATHS, options),
+    readCommittedFiles(root, [...AUTHORED_MEMORY_PATHS, KXM_PATHS.memoryChecks], options),
     checkTrackedClean(root, AUTHORED_MEMORY_PATHS, options),
   ]);
   if (committed.status === "unavailable" || check.status === "unavailable") {
@@ -169,7 +184,12 @@ export async function readCommittedMemory(
       ? { group: "memory", rel: file.path.slice(MEMORY_PREFIX.length), bytes: file.bytes }
       : { group: "skill", rel: file.path.slice(SKILL_PREFIX.length), bytes: file.bytes },
   );
-  const facts = committedFacts(files, project);
+  const checksFile = committed.files.find((file) => file.path === KXM_PATHS.memoryChecks && !file.symlink);
+  const checks =
+    checksFile === undefined
+      ? { records: new Map() as CheckRecords }
+      : parseCheckRecords(checksFile.path, checksFile.bytes.toString("utf8"));
+  const facts = committedFacts(files, project, "records" in checks ? checks.records : new Map());
   const skills = await committedSkills(files, project);
   const withheld =
     check.status === "dirty"
@@ -184,7 +204,8 @@ export async function readCommittedMemory(
     commit: committed.commit,
     revision: revisionOf(revisionFiles),
     items: [...facts.items, ...skills.items],
-    problems: facts.problems,
+    checkFailed: facts.checkFailed,
+    problems: "problem" in checks ? [...facts.problems, checks.problem] : facts.problems,
     unverifiedSkills: skills.unverified,
     skillsUnreadable: skills.unreadable,
     withheld,

@@ -9,7 +9,7 @@ function originOf(sourceType: string): Origin {
 /**
  * A fact as a context item (docs/reference/behaviour.md section 7): id `mem_<id>`, kind `knowledge`, project `_shared` for
  * operator scope, origin the fact's sourceType when it is one of the seven origins and `git` otherwise,
- * `instruction` and `promoted` authority as `instruction`. Goes through `parseContextItem`, so the summary is
+ * `instruction` and `promoted` authority as `instruction`, `expiresAt` and `reviewBy` as the fact gives them. Goes through `parseContextItem`, so the summary is
  * redacted and an authority above the origin's ceiling is refused with `context_authority_violation`.
  */
 export function factToContextItem(fact: MemoryFact, project: string): ContextItem {
@@ -25,6 +25,8 @@ export function factToContextItem(fact: MemoryFact, project: string): ContextIte
     confidence: fact.confidence,
     scope: fact.scope,
   };
+  if (fact.expiresAt !== undefined) raw.expiresAt = fact.expiresAt;
+  if (fact.reviewBy !== undefined) raw.reviewBy = fact.reviewBy;
   if (fact.evidenceRefs.length > 0) raw.evidenceRefs = [...fact.evidenceRefs];
   return parseContextItem(raw);
 }

@@ -12,17 +12,23 @@ export {
 export type { NoteOptions } from "./candidates.js";
 export { noteCandidate } from "./candidates.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { VerifyOptions } from "./check-runner.js";
+export { type FactVerification, verifyFacts } from "./check-runner.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { WithheldFile } from "./committed.js";
 export { type CommittedMemory, readCommittedMemory } from "./committed.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { CheckRecord, CheckRecords, CheckResult, FactWithheldReason } from "./fact-checks.js";
+export { factWithheldReason, readCheckRecords } from "./fact-checks.js";
 export { factToContextItem } from "./fact-item.js";
 export { writeFileWhole } from "./files.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { CommittedFile, CommittedFiles, GitFileState } from "./git.js";
 export { checkTrackedClean, type GitCheck, gitDirectories } from "./git.js";
 export { authoredMemoryDirs, KXM_PATHS, kxmDir } from "./layout.js";
-export { activeFacts, deliverableFacts, validateMemory } from "./load.js";
+export { activeFacts, deliverableFacts, type FactNotice, factNotices, validateMemory } from "./load.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
-export type { MemoryFact } from "./memory-file.js";
+export type { FactCheck, MemoryFact } from "./memory-file.js";
 export { formatMemoryProblem, type MemoryProblem, type MemoryScope } from "./memory-file.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { RevisionFile } from "./revision.js";

@@ -18,6 +18,12 @@ export const KXM_PATHS = {
   memoryCandidates: `${KXM_DIR}/memory/${CANDIDATES_FOLDER}`,
   /** Rejected memory candidates (`kxm memory reject`), kept with the reason as evidence; never loaded. */
   rejectedMemoryCandidates: `${KXM_DIR}/memory/${CANDIDATES_FOLDER}/rejected`,
+  /**
+   * What `kxm memory verify` found: per fact, when its check last ran, at which commit, the command and the result.
+   * Committed beside memory, outside the memory folder (so a verification never changes the memory revision); the
+   * hub reads it at HEAD, like memory, and withholds a failing fact whose check says `onFailure: withhold`.
+   */
+  memoryChecks: `${KXM_DIR}/memory-checks.json`,
   /** The skill store, with its `.gitattributes` and one folder per skill status. */
   skills: `${KXM_DIR}/skills`,
   /** Proposed skills, `<id>/metadata.json` beside `<id>/<name>/`. */

@@ -1,4 +1,5 @@
 import { compareCodeUnits, KxmError } from "@kxm/contract";
+import { checkFailing, factWithheldReason, readCheckRecords, reviewDue } from "./fact-checks.js";
 import { admitFact } from "./fact-item.js";
 import { memoryDir } from "./layout.js";
 import { formatMemoryProblem, type MemoryFact, type MemoryProblem } from "./memory-file.js";
@@ -36,18 +37,55 @@ export async function activeFacts(root: string): Promise<MemoryFact[]> {
 }
 
 /**
- * The active facts that agents may be shown (`memory brief`, `memory sync`): {@link activeFacts}, refused whole
- * with 400 `memory_invalid` and `<file>: (context item): <rule>` (the message `memory validate` prints) when one
- * of them breaks {@link admitFact}'s rule, such as a summary over 4,000 characters. Nothing over a limit is
- * printed or projected.
+ * The active facts that agents may be shown at `now` (`memory brief`, `memory sync`): {@link activeFacts}, refused
+ * whole with 400 `memory_invalid` and `<file>: (context item): <rule>` (the message `memory validate` prints) when
+ * one of them breaks {@link admitFact}'s rule, such as a summary over 4,000 characters. Nothing over a limit is
+ * printed or projected. A fact withheld by the hub's rule ({@link factWithheldReason}: expired at `now`, or a
+ * failing check whose policy is `withhold`, as the work tree's `.kxm/memory-checks.json` records it) is left out.
  */
-export async function deliverableFacts(root: string): Promise<MemoryFact[]> {
+export async function deliverableFacts(root: string, now: Date = new Date()): Promise<MemoryFact[]> {
   const facts = await activeFacts(root);
   for (const fact of facts) {
     const admitted = admitFact(fact);
     if ("problem" in admitted) throw new KxmError("memory_invalid", formatMemoryProblem(admitted.problem));
   }
-  return facts;
+  const { records } = await readCheckRecords(root);
+  return facts.filter((fact) => factWithheldReason(fact, records, now.getTime()) === undefined);
+}
+
+/** What `memory validate` reports of an active fact's dates and check at `now`, beside the problems. */
+export interface FactNotice {
+  file: string;
+  id: string;
+  notice: "expired" | "review_due" | "check_failed";
+}
+
+/**
+ * The expired, review-due and check-failing active facts of the work tree at `now`, in file order then that
+ * order; and a problem when `.kxm/memory-checks.json` is malformed. Malformed memory files are skipped (the
+ * problems of {@link validateMemory} name them).
+ */
+export async function factNotices(
+  root: string,
+  now: Date,
+): Promise<{ notices: FactNotice[]; problems: MemoryProblem[] }> {
+  const entries = await listMemoryEntries(root, memoryDir(root));
+  const { records, problem } = await readCheckRecords(root);
+  const notices: FactNotice[] = [];
+  for (const entry of entries) {
+    const checked = await checkMemoryEntry(entry);
+    if ("problem" in checked || checked.fact.lifecycle !== "active") continue;
+    const fact = checked.fact;
+    const at = now.getTime();
+    if (factWithheldReason(fact, records, at) === "expired")
+      notices.push({ file: fact.file, id: fact.id, notice: "expired" });
+    else if (reviewDue(fact.reviewBy, at))
+      notices.push({ file: fact.file, id: fact.id, notice: "review_due" });
+    if (checkFailing(fact, records.get(fact.id))) {
+      notices.push({ file: fact.file, id: fact.id, notice: "check_failed" });
+    }
+  }
+  return { notices, problems: problem === undefined ? [] : [problem] };
 }
 
 /**

@@ -2,6 +2,8 @@ import { isKxmError, KxmError } from "@kxm/contract";
 import { assertNoControlPlaneFields, findControlPlaneField, redactSecrets } from "@kxm/provenance";
 import { readFrontMatter } from "./memory-front-matter.js";
 import {
+  type CHECK_FAILURE_POLICIES,
+  CHECK_TIMEOUT_DEFAULT_SECONDS,
   firstBrokenFieldRule,
   isMapping,
   type MEMORY_AUTHORITIES,
@@ -28,8 +30,28 @@ export interface MemoryFact {
   confidence: (typeof MEMORY_CONFIDENCES)[number];
   lifecycle: (typeof MEMORY_LIFECYCLES)[number];
   evidenceRefs: string[];
+  /** When the fact stops being served, as an ISO 8601 date-time (a date reads as 00:00 UTC that day). */
+  expiresAt?: string;
+  /** When the fact is due for review (still served, listed as due), as an ISO 8601 date-time. */
+  reviewBy?: string;
+  /** The deterministic check `kxm memory verify` runs: exit 0 means the fact still holds. */
+  check?: FactCheck;
   /** The Markdown after the front matter, without its opening blank lines and closing white space. */
   body: string;
+}
+
+/** A fact's check: an argument vector run in the checkout without a shell, its time limit, and its policy. */
+export interface FactCheck {
+  /** The program, then its arguments. */
+  command: string[];
+  timeoutSeconds: number;
+  /** `report` (default): a failure is reported; `withhold`: a failing fact is also withheld (`check_failed`). */
+  onFailure: (typeof CHECK_FAILURE_POLICIES)[number];
+}
+
+/** A date-only value (`2026-09-01`) as the instant that day begins in UTC; a date-time as written. */
+function instant(value: string): string {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value;
 }
 
 /** Why a memory file is refused: the file, the field (or `(front matter)`, `(file)`), and the rule it breaks. */
@@ -62,6 +84,16 @@ function toFact(file: string, data: Record<string, unknown>, body: string): Memo
   };
   if (typeof provenance.sourceRef === "string") {
     fact.provenance.sourceRef = redactSecrets(provenance.sourceRef.trim());
+  }
+  if (typeof data.expiresAt === "string") fact.expiresAt = instant(data.expiresAt);
+  if (typeof data.reviewBy === "string") fact.reviewBy = instant(data.reviewBy);
+  const check = data.check as Record<string, unknown> | null | undefined;
+  if (check !== null && check !== undefined) {
+    fact.check = {
+      command: [...(check.command as string[])],
+      timeoutSeconds: (check.timeoutSeconds as number | null | undefined) ?? CHECK_TIMEOUT_DEFAULT_SECONDS,
+      onFailure: (check.onFailure as FactCheck["onFailure"] | null | undefined) ?? "report",
+    };
   }
   return fact;
 }

@@ -23,6 +23,8 @@ interface FieldRule {
   /** What the field must be; never quotes the value. */
   rule: string;
   required: boolean;
+  /** Required only when this optional parent is present (`check.command` only with a `check`). */
+  within?: string;
 }
 
 /** True for a YAML mapping: an object that is not a list. */
@@ -32,6 +34,15 @@ export function isMapping(value: unknown): value is Record<string, unknown> {
 
 const nonBlank = z.string().refine((value) => value.trim().length > 0);
 const oneOf = (values: readonly string[]): string => `must be one of ${values.join(", ")}`;
+
+/** A date (`2026-09-01`, read as 00:00 UTC that day) or an ISO 8601 date-time with a zone. */
+const DATE_RULE = "must be a date (YYYY-MM-DD) or an ISO 8601 date-time with a zone";
+const dateOrDateTime = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+/** What a failing check does: `report` (the default) or `withhold` (the hub serves the fact no longer). */
+export const CHECK_FAILURE_POLICIES = ["report", "withhold"] as const;
+/** The longest a check may run, in seconds, and the default. */
+const CHECK_TIMEOUT_MAX_SECONDS = 600;
+export const CHECK_TIMEOUT_DEFAULT_SECONDS = 30;
 
 const FIELD_RULES: readonly FieldRule[] = [
   { field: "schema", schema: z.literal(MEMORY_SCHEMA), rule: `must be ${MEMORY_SCHEMA}`, required: true },
@@ -62,6 +73,28 @@ const FIELD_RULES: readonly FieldRule[] = [
     rule: "must be a list of non-empty strings",
     required: false,
   },
+  { field: "expiresAt", schema: dateOrDateTime, rule: DATE_RULE, required: false },
+  { field: "reviewBy", schema: dateOrDateTime, rule: DATE_RULE, required: false },
+  { field: "check", schema: z.custom(isMapping), rule: "must be a mapping", required: false },
+  {
+    field: "check.command",
+    schema: z.array(nonBlank).min(1).max(64),
+    rule: "must be a list of 1 to 64 non-empty strings (the program, then its arguments)",
+    required: true,
+    within: "check",
+  },
+  {
+    field: "check.timeoutSeconds",
+    schema: z.int().min(1).max(CHECK_TIMEOUT_MAX_SECONDS),
+    rule: `must be a whole number of seconds from 1 to ${CHECK_TIMEOUT_MAX_SECONDS}`,
+    required: false,
+  },
+  {
+    field: "check.onFailure",
+    schema: z.enum(CHECK_FAILURE_POLICIES),
+    rule: oneOf(CHECK_FAILURE_POLICIES),
+    required: false,
+  },
 ];
 
 function valueAt(data: Record<string, unknown>, path: string): unknown {
@@ -80,10 +113,11 @@ function valueAt(data: Record<string, unknown>, path: string): unknown {
 export function firstBrokenFieldRule(
   data: Record<string, unknown>,
 ): { field: string; rule: string } | undefined {
-  for (const { field, schema, rule, required } of FIELD_RULES) {
+  for (const { field, schema, rule, required, within } of FIELD_RULES) {
     const value = valueAt(data, field);
     if (value === undefined || value === null) {
-      if (required) return { field, rule: "is required" };
+      const parent = within === undefined ? data : valueAt(data, within);
+      if (required && parent !== undefined && parent !== null) return { field, rule: "is required" };
       continue;
     }
     if (!schema.safeParse(value).success) return { field, rule };

@@ -100,16 +100,16 @@ export function planSync(
 
 /**
  * Refreshes the memory block in whichever of AGENTS.md, CLAUDE.md and GEMINI.md exist at `root`, from the active
- * facts. A malformed memory file, or an active fact over a limit ({@link deliverableFacts}), fails with
+ * facts served at `now` (default: the clock; expired and check-withheld facts are left out). A malformed memory file, or an active fact over a limit ({@link deliverableFacts}), fails with
  * `memory_invalid` before anything is read; none of the three files is `memory_sync_no_target`. Every file is planned before any is written, so one refusal writes no file. Files are
  * replaced whole (atomically); a symlink is written through when it resolves to a regular file inside the project
  * and refused otherwise; a file that is not UTF-8 is refused. `dryRun` reports the actions and writes nothing.
  */
 export async function syncInstructionFiles(
   root: string,
-  options: { dryRun?: boolean } = {},
+  options: { dryRun?: boolean; now?: Date } = {},
 ): Promise<{ block: string; files: Array<{ file: string; action: SyncAction }> }> {
-  const block = renderMemoryBlock(await deliverableFacts(root));
+  const block = renderMemoryBlock(await deliverableFacts(root, options.now));
   const targets = await readSyncTargets(root, INSTRUCTION_FILES);
   if (targets.length === 0) {
     throw new KxmError("memory_sync_no_target", `none of ${INSTRUCTION_FILES.join(", ")} exists`);

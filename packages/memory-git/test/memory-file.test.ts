@@ -303,3 +303,57 @@ describe("values", () => {
     }
   });
 });
+
+describe("expiresAt, reviewBy and check (issue 20)", () => {
+  it("reads a date as 00:00 UTC that day, a date-time as written, and a check with its defaults", () => {
+    const fact = parseMemoryFile(
+      FILE,
+      factText({
+        expiresAt: "2026-12-31",
+        reviewBy: "2026-12-01T09:30:00+01:00",
+        check: '\n  command: ["git", "rev-parse", "HEAD"]',
+      }),
+    );
+    expect(fact.expiresAt).toBe("2026-12-31T00:00:00Z");
+    expect(fact.reviewBy).toBe("2026-12-01T09:30:00+01:00");
+    expect(fact.check).toEqual({
+      command: ["git", "rev-parse", "HEAD"],
+      timeoutSeconds: 30,
+      onFailure: "report",
+    });
+  });
+
+  it.each([
+    [
+      { expiresAt: "tomorrow" },
+      "expiresAt: must be a date (YYYY-MM-DD) or an ISO 8601 date-time with a zone",
+    ],
+    [
+      { reviewBy: "2026-12-01T00:00:00" },
+      "reviewBy: must be a date (YYYY-MM-DD) or an ISO 8601 date-time with a zone",
+    ],
+    [{ check: " [true]" }, "check: must be a mapping"],
+    [{ check: "\n  timeoutSeconds: 5" }, "check.command: is required"],
+    [
+      { check: "\n  command: []" },
+      "check.command: must be a list of 1 to 64 non-empty strings (the program, then its arguments)",
+    ],
+    [
+      { check: '\n  command: ["true"]\n  timeoutSeconds: 601' },
+      "check.timeoutSeconds: must be a whole number of seconds from 1 to 600",
+    ],
+    [
+      { check: '\n  command: ["true"]\n  onFailure: ignore' },
+      "check.onFailure: must be one of report, withhold",
+    ],
+  ])("refuses %o", (overrides, rule) => {
+    expect(problemOf(factText(overrides))).toBe(`${FILE}: ${rule}`);
+  });
+
+  it("a fact without the keys has none of them", () => {
+    const fact = parseMemoryFile(FILE, factText());
+    expect(
+      Object.hasOwn(fact, "expiresAt") || Object.hasOwn(fact, "reviewBy") || Object.hasOwn(fact, "check"),
+    ).toBe(false);
+  });
+});

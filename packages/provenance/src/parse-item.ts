@@ -50,6 +50,17 @@ function checkValidityWindow(item: ContextItem): void {
   }
 }
 
+function checkReviewWindow(item: ContextItem): void {
+  if (item.expiresAt === undefined) return;
+  if (item.reviewBy !== undefined && !(Date.parse(item.reviewBy) <= Date.parse(item.expiresAt))) {
+    throw invalid("context item reviewBy: must not be after expiresAt");
+  }
+  const start = item.validFrom ?? item.observedAt;
+  if (start !== undefined && !(Date.parse(item.expiresAt) > Date.parse(start))) {
+    throw invalid("context item expiresAt: must be after validFrom (or observedAt)");
+  }
+}
+
 function checkDerivation(item: ContextItem): void {
   const derivedFrom = item.provenance.derivedFrom;
   if (item.provenance.sourceType === "derived" && (derivedFrom === undefined || derivedFrom.length === 0)) {
@@ -90,6 +101,8 @@ function canonicalItem(item: ContextItem): ContextItem {
   if (item.observedAt !== undefined) out.observedAt = item.observedAt;
   if (item.validFrom !== undefined) out.validFrom = item.validFrom;
   if (item.validUntil !== undefined) out.validUntil = item.validUntil;
+  if (item.expiresAt !== undefined) out.expiresAt = item.expiresAt;
+  if (item.reviewBy !== undefined) out.reviewBy = item.reviewBy;
   if (item.evidenceRefs !== undefined) out.evidenceRefs = [...item.evidenceRefs];
   if (item.supersedes !== undefined) out.supersedes = [...item.supersedes];
   return out;
@@ -99,7 +112,8 @@ function canonicalItem(item: ContextItem): ContextItem {
  * Validates an untrusted context item and returns a redacted copy in canonical key order. Checks, in order:
  * a plain object (`invalid_context_item`); no control-plane field (403 `context_authority_violation`); the
  * schema (`invalid_context_item`, or `context_limits_exceeded` for a limit); the origin's authority ceiling (403
- * `context_authority_violation`); lifecycle rules, the validity window and derivation (`invalid_context_item`).
+ * `context_authority_violation`); lifecycle rules, the validity window, the review window (`reviewBy` not after `expiresAt`, `expiresAt` after
+ * `validFrom` or else `observedAt`) and derivation (`invalid_context_item`).
  * Then secrets in `summary`, `provenance.sourceRef` and every reference of `evidenceRefs`, `supersedes` and
  * `provenance.derivedFrom` become `[redacted]`; references that became equal are merged (see `redactRefs`).
  * Messages never echo a value.
@@ -111,6 +125,7 @@ export function parseContextItem(raw: unknown): ContextItem {
   assertWithinCeiling(item.provenance.sourceType, item.authority);
   checkLifecycle(item);
   checkValidityWindow(item);
+  checkReviewWindow(item);
   checkDerivation(item);
 
   const summary = redactSecrets(item.summary);

@@ -172,6 +172,54 @@ describe("parseContextItem: validity window", () => {
   });
 });
 
+describe("parseContextItem: expiry and review dates", () => {
+  it("keeps expiresAt and reviewBy as given", () => {
+    const parsed = parseContextItem(
+      rawItem({ expiresAt: "2026-12-01T00:00:00Z", reviewBy: "2026-11-01T00:00:00+01:00" }),
+    );
+    expect(parsed.expiresAt).toBe("2026-12-01T00:00:00Z");
+    expect(parsed.reviewBy).toBe("2026-11-01T00:00:00+01:00");
+  });
+
+  it.each([
+    ["a date without a time", { expiresAt: "2026-12-01" }],
+    ["a datetime without a zone", { reviewBy: "2026-12-01T00:00:00" }],
+    ["not a string", { expiresAt: 20261201 }],
+  ])("refuses %s with 400 invalid_context_item", (_name, overrides) => {
+    expectKxmError(() => parseContextItem(rawItem(overrides)), "invalid_context_item", 400);
+  });
+
+  it("refuses a reviewBy after expiresAt, compared as instants", () => {
+    const reviewMessage = expectKxmError(
+      () =>
+        parseContextItem(
+          rawItem({ expiresAt: "2026-12-01T00:00:00Z", reviewBy: "2026-12-01T02:00:00+01:00" }),
+        ),
+      "invalid_context_item",
+      400,
+    ).message;
+    expect(reviewMessage).toContain("reviewBy");
+    expect(() =>
+      parseContextItem(rawItem({ expiresAt: "2026-12-01T00:00:00Z", reviewBy: "2026-12-01T00:00:00Z" })),
+    ).not.toThrow();
+  });
+
+  it("refuses an expiresAt not after validFrom, or observedAt without one", () => {
+    expectKxmError(
+      () =>
+        parseContextItem(rawItem({ validFrom: "2026-09-01T00:00:00Z", expiresAt: "2026-09-01T00:00:00Z" })),
+      "invalid_context_item",
+      400,
+    );
+    expectKxmError(
+      () =>
+        parseContextItem(rawItem({ observedAt: "2026-09-02T00:00:00Z", expiresAt: "2026-09-01T00:00:00Z" })),
+      "invalid_context_item",
+      400,
+    );
+  });
+});
+
 describe("parseContextItem: derivation", () => {
   it.each([
     ["a derived item without derivedFrom", { provenance: { sourceType: "derived" } }],
@@ -279,6 +327,8 @@ const CANONICAL_KEYS = [
   "observedAt",
   "validFrom",
   "validUntil",
+  "expiresAt",
+  "reviewBy",
   "evidenceRefs",
   "supersedes",
 ];
@@ -296,6 +346,8 @@ const FULL_ITEM = {
   observedAt: "2026-08-30T00:00:00Z",
   validFrom: "2026-09-01T00:00:00Z",
   validUntil: "2026-10-01T00:00:00Z",
+  expiresAt: "2026-12-01T00:00:00Z",
+  reviewBy: "2026-11-01T00:00:00Z",
   evidenceRefs: ["pr:12", "review:pr-12"],
   supersedes: ["state_0"],
 };

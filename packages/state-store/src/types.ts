@@ -47,6 +47,10 @@ export interface StateProposalInput {
   /** 1 to 32 distinct references. */
   evidenceRefs: string[];
   supersedes?: string[];
+  /** ISO 8601 date-time: the promoted value is withheld from this time on (carried through promotion). */
+  expiresAt?: string;
+  /** ISO 8601 date-time: the promoted value is listed as due for review from this time on. */
+  reviewBy?: string;
   /** Follows the credential: an agent key proposes as `peer`, the admin token as `human`. */
   origin: "peer" | "human";
   proposedBy: string;

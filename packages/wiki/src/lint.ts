@@ -1,6 +1,7 @@
 import type { WikiRecords } from "@kxm/contract";
 import { checkClaims } from "./lint/claims.js";
 import { checkContradictions } from "./lint/contradictions.js";
+import { checkDates } from "./lint/dates.js";
 import { compareFindings, type Finding } from "./lint/findings.js";
 import { checkLinks } from "./lint/links.js";
 import { checkPages } from "./lint/pages.js";
@@ -31,6 +32,8 @@ export {
  *   SKILL.md) to a file that does not exist; checked only when `options.fileExists` is given.
  * - `stale_contradiction` (warning): contradictions.md shows a contradiction that is no longer open.
  * - `missing_record` (warning): a reviewed record of the hub that no page claims (compile again).
+ * - `expired_record` (warning): a claim of a record whose `expiresAt` the records' `generatedAt` has reached.
+ * - `review_due` (warning): a claim of a record whose `reviewBy` the records' `generatedAt` has reached.
  *
  * Findings come sorted by page, line, code and id.
  */
@@ -49,5 +52,6 @@ export function lintWiki(
     ...checkLinks(pages, options.fileExists),
     ...checkClaims(pages, recordStatuses(records)),
     ...checkContradictions(pages, records),
+    ...checkDates(pages, records),
   ].sort(compareFindings);
 }

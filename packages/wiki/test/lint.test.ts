@@ -128,3 +128,33 @@ describe("lintWiki", () => {
 function lineOf(body: string, needle: string): number {
   return body.split("\n").findIndex((line) => line.includes(needle)) + 1;
 }
+
+describe("lintWiki: expiry and review dates, judged at the records' generatedAt", () => {
+  test("a claim of a record past its reviewBy is review_due; past its expiresAt, expired_record", () => {
+    const records = sampleRecords();
+    const current = records.state.find((item) => item.status === "current")!;
+    const dated = {
+      ...records,
+      state: records.state.map((item) =>
+        item.id === current.id
+          ? { ...item, reviewBy: "2026-10-01T09:00:00.000Z", expiresAt: "2026-10-02T00:00:00.000Z" }
+          : item,
+      ),
+    };
+    const pages = compileWiki(dated);
+    const due = lintWiki(pages, dated);
+    expect(due.length).toBeGreaterThan(0);
+    expect(new Set(due.map((found) => `${found.code} ${found.id}`))).toEqual(
+      new Set([`review_due ${current.id}`]),
+    );
+    expect(formatFinding(due[0]!)).toMatch(
+      /^warning review_due \S+:\d+ claims \S+, which was due for review at /,
+    );
+    const later = lintWiki(pages, { ...dated, generatedAt: "2026-10-02T00:00:00.000Z" });
+    expect(new Set(later.map((found) => `${found.code} ${found.id}`))).toEqual(
+      new Set([`expired_record ${current.id}`]),
+    );
+    // Before either date, and for records without dates, nothing is reported.
+    expect(lintWiki(pages, { ...dated, generatedAt: "2026-09-30T00:00:00.000Z" })).toEqual([]);
+  });
+});

@@ -62,7 +62,7 @@ export async function runMemoryFast(argv: readonly string[]): Promise<boolean> {
     const root = await lib.findProjectRoot(folder);
     if (command === "brief") {
       const { deliverableFacts, renderBrief } = lib as BriefLib;
-      const facts = await deliverableFacts(root);
+      const facts = await deliverableFacts(root, new Date());
       const text = renderBrief(facts);
       if (!flags.json) process.stdout.write(`${terminalText(text)}\n`);
       else {

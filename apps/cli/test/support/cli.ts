@@ -73,6 +73,7 @@ export const COMMAND_IDS = [
   "memory:revision",
   "memory:sync",
   "memory:validate",
+  "memory:verify",
   "run:manifest",
   "run:metrics",
   "run:prompt",

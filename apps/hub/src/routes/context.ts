@@ -8,16 +8,41 @@ import {
   rolePolicy,
 } from "@kxm/contract";
 import { explainLineage } from "@kxm/provenance";
+import { reviewDueGaps } from "../expiry.js";
 import type { ProjectPool } from "../project-pool.js";
 import type { HubServices } from "../services.js";
 import { withheldGaps } from "../withheld.js";
 import type { RouteHandler } from "./types.js";
 
-/** A project's pool with its authored memory and skills up to date with its checkout. */
+/**
+ * A project's pool with its authored memory and skills up to date with its checkout, and every item whose
+ * `expiresAt` the hub's clock has reached withheld.
+ */
 async function freshPool(hub: HubServices, projectId: string): Promise<ProjectPool> {
   const pool = await hub.pools.get(await hub.project(projectId));
   await pool.refreshAuthored();
+  pool.withholdExpired(hub.now().getTime());
   return pool;
+}
+
+/**
+ * The gaps that follow the arbiter's and the authored memory's: `items_withheld:<reason>:<n>` for what the pool
+ * withheld from this packet or recall, then `review_due:<id>` per served item past its `reviewBy` at `nowMs`.
+ */
+function expiryGaps(
+  pool: ProjectPool,
+  withheld: Parameters<typeof withheldGaps>[0],
+  servedIds: readonly string[],
+  nowMs: number,
+): string[] {
+  const whole = pool.wholeIndex();
+  return [
+    ...withheldGaps(withheld),
+    ...reviewDueGaps(
+      servedIds.map((id) => whole.get(id)),
+      nowMs,
+    ),
+  ];
 }
 
 /** The role as the log may name it: a named role, or `custom` (a custom role name is caller text). */
@@ -67,8 +92,16 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
   } else {
     assembled = pool.indexForRole(body.role).assemble(request, options);
   }
-  // Withheld items (decision 0017) are counted after every other gap.
-  const gaps = [...pool.authoredGaps(), ...withheldGaps(pool.withheldItems(categories, filter))];
+  // Withheld items (decisions 0017 and 0018) are counted after every other gap, then the review-due ones.
+  const gaps = [
+    ...pool.authoredGaps(),
+    ...expiryGaps(
+      pool,
+      pool.withheldItems(categories, filter),
+      assembled.audit.selectedIds,
+      hub.now().getTime(),
+    ),
+  ];
   const memory = pool.authoredMemory();
   if (gaps.length > 0 || memory !== undefined) assembled = withAuthored(assembled, gaps, memory);
   const { packet, audit } = assembled;
@@ -95,7 +128,15 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
 export const recall: RouteHandler<"recall"> = async ({ params, body, hub, log }) => {
   const pool = await freshPool(hub, params.project);
   const recalled = pool.wholeIndex().recall({ ...body, project: params.project });
-  const gaps = [...pool.authoredGaps(), ...withheldGaps(pool.withheldItems())];
+  const gaps = [
+    ...pool.authoredGaps(),
+    ...expiryGaps(
+      pool,
+      pool.withheldItems(),
+      recalled.items.map((item) => item.id),
+      hub.now().getTime(),
+    ),
+  ];
   const result =
     gaps.length === 0 ? recalled : { ...recalled, unresolvedGaps: [...recalled.unresolvedGaps, ...gaps] };
   log.info({

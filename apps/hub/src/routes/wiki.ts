@@ -37,7 +37,10 @@ export const wikiRecords: RouteHandler<"wikiRecords"> = async ({ params, hub }) 
   const project = await hub.project(params.project);
   const pool = await hub.pools.get(project);
   await pool.refreshAuthored();
-  const generatedAt = hub.now().toISOString();
+  const now = hub.now();
+  // Expired items are withheld here as in every packet, so the wiki never states what agents are no longer told.
+  pool.withholdExpired(now.getTime());
+  const generatedAt = now.toISOString();
   const base = pool.baseItems().sort((a, b) => compareCodeUnits(a.id, b.id));
   const state = base.filter(
     (item) => item.kind === "state" && (item.status === "current" || item.status === "superseded"),

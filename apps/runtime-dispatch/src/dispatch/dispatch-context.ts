@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { assemblePacket } from "@kxm/arbiter";
 import {
   type ContextItem,
+  compareCodeUnits,
   type ItemKind,
   isKxmError,
   roleForAgentId,
@@ -13,13 +14,22 @@ import {
   checkTrackedClean,
   computeMemoryRevision,
   factToContextItem,
+  factWithheldReason,
   type GitCheck,
   loadPromotedSkillItems,
+  readCheckRecords,
 } from "@kxm/memory-git";
 import { AUTHORED_MEMORY_PATHS, isMemoryCandidate, KXM_PATHS } from "@kxm/memory-git/layout";
 import type { WorkflowStep } from "../definitions/workflow.js";
 import type { Run } from "../runs/runs.js";
-import { DISPATCH_GAPS, memoryRejectedGap, renderDeferredGap, skillUnverifiedGap } from "./gaps.js";
+import {
+  DISPATCH_GAPS,
+  itemsWithheldGap,
+  memoryRejectedGap,
+  renderDeferredGap,
+  reviewDueGap,
+  skillUnverifiedGap,
+} from "./gaps.js";
 
 /** The selection budget of dispatch context, in tokens. */
 const DISPATCH_BUDGET_TOKENS = 4_000;
@@ -68,6 +78,8 @@ export interface DispatchContextOptions {
   gitTimeoutMs?: number;
   /** The git binary; default `git` on PATH. */
   gitBinary?: string;
+  /** The time expiry and review dates are judged at; default the clock when called. */
+  now?: Date;
 }
 
 /**
@@ -119,11 +131,24 @@ function emptyContext(role: string, revision: string | undefined, gaps: string[]
   };
 }
 
-async function loadPool(root: string, project: string, gaps: string[]): Promise<ContextItem[]> {
+async function loadPool(
+  root: string,
+  project: string,
+  gaps: string[],
+  nowMs: number,
+): Promise<ContextItem[]> {
   const pool: ContextItem[] = [];
   try {
+    // The hub's rule: an expired fact, or one whose failing check withholds it, is not delivered.
+    const { records } = await readCheckRecords(root);
+    const withheld = { expired: 0, check_failed: 0 };
     for (const fact of await activeFacts(root)) {
       if (fact.scope !== "project" && fact.scope !== "operator") continue;
+      const reason = factWithheldReason(fact, records, nowMs);
+      if (reason !== undefined) {
+        withheld[reason] += 1;
+        continue;
+      }
       try {
         pool.push(factToContextItem(fact, project));
       } catch (error) {
@@ -131,6 +156,8 @@ async function loadPool(root: string, project: string, gaps: string[]): Promise<
         gaps.push(memoryRejectedGap(fact.id));
       }
     }
+    if (withheld.expired > 0) gaps.push(itemsWithheldGap("expired", withheld.expired));
+    if (withheld.check_failed > 0) gaps.push(itemsWithheldGap("check_failed", withheld.check_failed));
   } catch (error) {
     if (!isKxmError(error)) throw error;
     gaps.push(DISPATCH_GAPS.memoryUnreadable);
@@ -167,7 +194,8 @@ export async function assembleDispatchContext(options: DispatchContextOptions): 
     if (withheld !== undefined) return emptyContext(role, pinned, [withheld]);
 
     const gaps: string[] = [];
-    const pool = await loadPool(root, run.project, gaps);
+    const nowMs = (options.now ?? new Date()).getTime();
+    const pool = await loadPool(root, run.project, gaps, nowMs);
     if (pool.length === 0) return emptyContext(role, pinned, gaps);
     const { packet, audit } = assemblePacket(pool, {
       project: run.project,
@@ -191,6 +219,12 @@ export async function assembleDispatchContext(options: DispatchContextOptions): 
     const project = general.filter((item) => item.project !== SHARED_PROJECT).map(entry);
     context.projectItems = project.slice(0, MAX_PROJECT_ITEMS);
     if (project.length > MAX_PROJECT_ITEMS) gaps.push(renderDeferredGap(project.length - MAX_PROJECT_ITEMS));
+    const delivered = [...context.sharedDefaults, ...context.currentState, ...context.projectItems];
+    const due = delivered
+      .filter(({ item }) => item.reviewBy !== undefined && Date.parse(item.reviewBy) <= nowMs)
+      .map(({ item }) => item.id)
+      .sort(compareCodeUnits);
+    for (const id of due) gaps.push(reviewDueGap(id));
     return context;
   } catch {
     return emptyContext(role, pinned, [DISPATCH_GAPS.failed]);

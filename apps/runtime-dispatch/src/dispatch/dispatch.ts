@@ -17,6 +17,8 @@ export interface PrepareStepOptions {
   learning?: LearningSettings;
   gitTimeoutMs?: number;
   gitBinary?: string;
+  /** The time expiry and review dates of memory facts are judged at; default the clock when called. */
+  now?: Date;
 }
 
 export interface RenderedStep {
@@ -60,6 +62,7 @@ export async function renderStep(options: PrepareStepOptions): Promise<RenderedS
     step,
     ...(options.gitTimeoutMs === undefined ? {} : { gitTimeoutMs: options.gitTimeoutMs }),
     ...(options.gitBinary === undefined ? {} : { gitBinary: options.gitBinary }),
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
   const digest = await loadEpisodesDigest(root, {
     project: run.project,

@@ -35,3 +35,16 @@ export function renderDeferredGap(count: number): string {
 
 /** The packet could not be pruned to its budget without touching the objective, plan pointer or criteria. */
 export const TASK_INVIOLABLE_GAP = "context_budget_exceeded_task_inviolable";
+
+/**
+ * `dispatch_context_items_withheld:<reason>:<n>`: n active facts were left out by the hub's rule, `expired`
+ * (`expiresAt` reached) or `check_failed` (a failing check whose policy is `withhold`).
+ */
+export function itemsWithheldGap(reason: "expired" | "check_failed", count: number): string {
+  return `dispatch_context_items_withheld:${reason}:${count}`;
+}
+
+/** `dispatch_context_review_due:<id>`: a delivered fact is past its `reviewBy` (still delivered). */
+export function reviewDueGap(itemId: string): string {
+  return `dispatch_context_review_due:${itemId}`;
+}

@@ -39,7 +39,8 @@ function parseProposalItem(raw: Record<string, unknown>): ContextItem {
 }
 
 /**
- * The proposal item: kind `state`, status `proposed`, `validFrom` = now, source ref `proposed-by:<proposer>`.
+ * The proposal item: kind `state`, status `proposed`, `validFrom` = now, source ref `proposed-by:<proposer>`,
+ * with the input's `expiresAt` and `reviewBy` when given (an `expiresAt` not after now is a malformed proposal).
  * Refuses 0 or more than 32 evidence references and malformed fields (`invalid_state_proposal`), an origin other
  * than peer or human, authority over the origin's ceiling (403 `context_authority_violation`), and a key that
  * looks like a secret (`invalid_request`). Evidence references are redacted by `parseContextItem`.
@@ -78,6 +79,8 @@ export function buildProposal(
     evidenceRefs,
   };
   if (input.supersedes !== undefined) raw.supersedes = input.supersedes;
+  if (input.expiresAt !== undefined) raw.expiresAt = input.expiresAt;
+  if (input.reviewBy !== undefined) raw.reviewBy = input.reviewBy;
   return { item: parseProposalItem(raw), proposedBy };
 }
 
@@ -139,7 +142,8 @@ export function checkPromotable(
  * The promotion of `proposal` over the key's `current` items (docs/reference/behaviour.md section 5). It takes effect at `now`,
  * or 1 ms after the latest `validFrom` among the proposal and the current items when that is not earlier (two
  * promotions in one millisecond, or a clock that stepped back): so every validity window is non-empty and each
- * superseded item ends exactly where its successor begins.
+ * superseded item ends exactly where its successor begins. The proposal's `expiresAt` and `reviewBy` carry into
+ * the new value; a proposal that expired by then is not promotable (400 `state_proposal_not_promotable`).
  */
 export function planPromotion(
   proposal: ContextItem,
@@ -149,6 +153,12 @@ export function planPromotion(
   let at = request.now;
   for (const item of [proposal, ...current]) {
     if (item.validFrom !== undefined && item.validFrom >= at) at = shiftIso(item.validFrom, 1);
+  }
+  if (proposal.expiresAt !== undefined && !(Date.parse(proposal.expiresAt) > Date.parse(at))) {
+    throw new KxmError(
+      "state_proposal_not_promotable",
+      `state proposal ${request.proposalId} expired at ${proposal.expiresAt}`,
+    );
   }
   const superseded = [...current]
     .sort((a, b) => compareCodeUnits(a.id, b.id))
@@ -174,6 +184,9 @@ export function planPromotion(
     superseded.map((item) => item.id),
   );
   if (supersedes.length > 0) raw.supersedes = supersedes;
+  // The proposal's expiry and review date are the value's: they are carried into the promoted item.
+  if (proposal.expiresAt !== undefined) raw.expiresAt = proposal.expiresAt;
+  if (proposal.reviewBy !== undefined) raw.reviewBy = proposal.reviewBy;
   return {
     state: parseContextItem(raw),
     superseded,

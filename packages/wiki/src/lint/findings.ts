@@ -10,6 +10,8 @@ const FINDING_CODES = {
   broken_source_link: "warning",
   stale_contradiction: "warning",
   missing_record: "warning",
+  expired_record: "warning",
+  review_due: "warning",
 } as const;
 export type FindingCode = keyof typeof FINDING_CODES;
 export type Severity = (typeof FINDING_CODES)[FindingCode];

@@ -10,7 +10,8 @@ export default class MemoryBrief extends KxmCommand {
   static override summary = "Print the active memory facts as agents see them.";
   static override description =
     "Prints the brief that the Claude Code SessionStart hook adds to a session: one line per active fact in " +
-    ".kxm/memory/ (or says there is none). A malformed memory file fails the command.";
+    ".kxm/memory/ (or says there is none). A fact that has expired, or whose failing check withholds it, is left " +
+    "out, as the hub leaves it out. A malformed memory file fails the command.";
   static override examples = [
     "<%= config.bin %> <%= command.id %>",
     "<%= config.bin %> <%= command.id %> --json",
@@ -20,7 +21,7 @@ export default class MemoryBrief extends KxmCommand {
     const { flags } = await this.parse(MemoryBrief);
     const root = await this.projectRoot(flags.cwd);
     const { deliverableFacts, renderBrief } = await import("@kxm/memory-git");
-    const facts = await deliverableFacts(root);
+    const facts = await deliverableFacts(root, new Date());
     const text = renderBrief(facts);
     this.say(text);
     return {

@@ -25,7 +25,7 @@ export default class MemorySync extends KxmCommand {
     "Updates the block between <!-- kxm:memory:start --> and <!-- kxm:memory:end --> in whichever of AGENTS.md, " +
     "CLAUDE.md and GEMINI.md exist at the project root, and appends it to a file without markers. It never " +
     "creates a file and changes nothing outside the markers. Malformed markers in any file refuse the whole " +
-    "sync before anything is written.";
+    "sync before anything is written. Facts that have expired, or whose failing check withholds them, are left out.";
   static override examples = [
     "<%= config.bin %> <%= command.id %> --dry-run",
     "<%= config.bin %> <%= command.id %>",
@@ -40,7 +40,7 @@ export default class MemorySync extends KxmCommand {
     const root = await this.projectRoot(flags.cwd);
     const { syncInstructionFiles } = await import("@kxm/memory-git");
     const dryRun = flags["dry-run"];
-    const { files, block } = await syncInstructionFiles(root, { dryRun });
+    const { files, block } = await syncInstructionFiles(root, { dryRun, now: new Date() });
     const words = dryRun ? FUTURE : PAST;
     for (const { file, action } of files) this.say(`${file}: ${words[action]}`);
     return { dryRun, files, block };
