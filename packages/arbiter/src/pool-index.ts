@@ -666,8 +666,7 @@ export class PoolIndex {
         }
       }
     }
-    const termAt = new Map<number, number>();
-    ids.forEach((id, term) => termAt.set(id, term));
+    const termAt = new Map<number, number>(ids.map((id, term) => [id, term]));
     const frequencies = new Int32Array(ids.length);
     const held: number[] = [];
     const hold = (id: number, tf: number): void => {
