@@ -56,12 +56,14 @@ describe("near misses", () => {
     const one = weight(idf(3, 2), 1, 1, 4 / 3); // e1, w1: "alpha", 1 token
     const stateKeyed = weight(idf(3, 2), 2, 2, 5 / 3); // s1: "alpha" and its state key "alpha"
     const superseded = weight(idf(3, 2), 1, 2, 5 / 3); // d1: "alpha gamma"
+    // biome-ignore lint/suspicious/noApproximativeNumericConstant: a rounded BM25 score, not log10(e)
     expect([round(stateKeyed), round(one), round(superseded)]).toEqual([0.612, 0.524, 0.434]);
     // n1 and w2 share no token with the task: no near misses. e1 and w1 tie: the id decides.
     expect(audit.nearMisses).toEqual([
       { id: "s1", kind: "state", reason: "inert", score: 0.612, tokens: 3 },
       { id: "e1", kind: "episode", reason: "kind_not_requested", score: 0.524, tokens: 4 },
       { id: "w1", kind: "knowledge", reason: "revoked", score: 0.524, tokens: 4 },
+      // biome-ignore lint/suspicious/noApproximativeNumericConstant: a rounded BM25 score, not log10(e)
       { id: "d1", kind: "knowledge", reason: "superseded", score: 0.434, tokens: 6 },
     ]);
   });
