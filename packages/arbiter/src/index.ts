@@ -8,6 +8,7 @@ export type { WithheldItem, WithheldReason } from "./near-miss.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { AssembleOptions, PacketPhases } from "./packet.js";
 export { PoolIndex } from "./pool-index.js";
+/** @public The hub hashes it into a packet id (decision 0016). */
 export { RANKER_VERSION } from "./ranker-version.js";
 export { recall } from "./recall.js";
 export { foldPlural, queryTerms, STOPWORDS, tokenize } from "./tokenize.js";
