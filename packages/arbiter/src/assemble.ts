@@ -2,6 +2,7 @@ import type { AssembledPacket, ContextItem, ContextRequest } from "@kxm/contract
 import { scoreCorpus } from "./bm25.js";
 import { FirstFit, itemCost } from "./budget.js";
 import { isInert, isLive } from "./eligibility.js";
+import { checkWithheld, compareNearMisses, type NearMissCandidate, nearMissesOf } from "./near-miss.js";
 import { type AssembleOptions, buildAssembly, type Selection } from "./packet.js";
 import { authoritySortKey, compareRankKeys, confidenceSortKey, itemTime, type RankKeys } from "./rank.js";
 import { checkPool, resolveContextRequest } from "./request.js";
@@ -14,7 +15,8 @@ interface Candidate extends RankKeys {
 /**
  * Assembles a token-budgeted context packet from a pool, exactly as docs/reference/behaviour.md section 2 defines it: refuse a
  * foreign item, drop superseded and rejected items, keep open contradictions and the requested kinds that are not
- * inert, rank by the nine keys, fill the budget first-fit, place each item in one section, and audit.
+ * inert, rank by the nine keys, fill the budget first-fit, place each item in one section, and audit, naming the
+ * best candidates left out (docs/guides/arbiter.md, "Near misses").
  *
  * This is the executable specification: it scores the whole pool on every call. A long-lived caller serving many
  * requests should use {@link PoolIndex}, which gives byte-identical results.
@@ -28,6 +30,9 @@ export function assemblePacket(
 ): AssembledPacket {
   const resolved = resolveContextRequest(request);
   checkPool(pool, resolved.project);
+  const withheld = options.withheld ?? [];
+  const poolIds = new Set(pool.map((item) => item.id));
+  checkWithheld(withheld, resolved.project, (id) => poolIds.has(id));
   const contradictionIds = new Set(options.contradictionIds ?? []);
   const live = pool.filter(isLive);
   const eligible = live.filter(
@@ -35,7 +40,26 @@ export function assemblePacket(
   );
 
   const terms = queryTerms(resolved.task);
-  const scores = scoreCorpus(eligible, terms);
+  // Every other item is scored too, as one more document of the eligible set: the near misses need its score.
+  const eligibleIds = new Set(eligible.map((item) => item.id));
+  const others: { item: ContextItem; reason: NearMissCandidate["reason"] }[] = [
+    ...pool
+      .filter((item) => !eligibleIds.has(item.id))
+      .map((item) => ({
+        item,
+        reason: !isLive(item)
+          ? ("superseded" as const)
+          : resolved.kinds.includes(item.kind)
+            ? ("inert" as const)
+            : ("kind_not_requested" as const),
+      })),
+    ...withheld,
+  ];
+  const { scores, extraScores } = scoreCorpus(
+    eligible,
+    terms,
+    others.map(({ item }) => item),
+  );
   const candidates: Candidate[] = eligible.map((item, i) => {
     const score = scores[i]!;
     const kindIndex = resolved.kinds.indexOf(item.kind);
@@ -54,10 +78,30 @@ export function assemblePacket(
   candidates.sort(compareRankKeys);
 
   const fit = new FirstFit<Selection>(resolved.budgetTokens);
-  for (const candidate of candidates) {
-    if (fit.full) break;
-    fit.offer(candidate, itemCost(candidate.item));
+  const taken = new Set<string>();
+  // Candidates from `limitAt` on were never offered: the item limit was reached before them.
+  let limitAt = candidates.length;
+  for (const [at, candidate] of candidates.entries()) {
+    if (fit.full) {
+      limitAt = at;
+      break;
+    }
+    if (fit.offer(candidate, itemCost(candidate.item))) taken.add(candidate.id);
   }
+
+  // Near misses: every candidate left out that shares a task token with the task (a positive score).
+  const missed: NearMissCandidate[] = [];
+  for (const [at, candidate] of candidates.entries()) {
+    if (candidate.score > 0 && !taken.has(candidate.id)) {
+      const reason = at >= limitAt ? "item_limit" : "over_budget";
+      missed.push({ item: candidate.item, reason, score: candidate.score });
+    }
+  }
+  others.forEach(({ item, reason }, i) => {
+    const score = extraScores[i]!;
+    if (score > 0) missed.push({ item, reason, score });
+  });
+  missed.sort(compareNearMisses);
   return buildAssembly(
     resolved,
     {
@@ -69,6 +113,7 @@ export function assemblePacket(
       candidateCount: eligible.length,
       matchedCandidates: candidates.filter((candidate) => candidate.score > 0).length,
       taskTokens: terms.length,
+      nearMisses: nearMissesOf(missed),
     },
     options,
   );

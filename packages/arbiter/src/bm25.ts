@@ -39,6 +39,14 @@ export function termNumerator(termIdf: number, tf: number): number {
   return termIdf * (tf * (BM25_K1 + 1));
 }
 
+/**
+ * A bound on one term's weight in any document: the weight grows with the frequency toward idf * (k1 + 1) and
+ * never reaches it. A near-miss search skips a document whose bound cannot reach the best it has already found.
+ */
+export function termWeightBound(termIdf: number): number {
+  return termIdf * (BM25_K1 + 1);
+}
+
 /** Scores are reported rounded half up to three decimals. */
 export function roundScore(score: number): number {
   return Math.round(score * 1000) / 1000;
@@ -51,25 +59,63 @@ function termFrequencies(tokens: readonly string[]): Map<string, number> {
   return tf;
 }
 
+interface Document {
+  readonly length: number;
+  readonly tf: Map<string, number>;
+}
+
+function documentOf(item: ContextItem): Document {
+  const tokens = tokenize(indexedText(item));
+  return { length: tokens.length, tf: termFrequencies(tokens) };
+}
+
+/** A document's score: each term's weight it holds, summed in query-term order. */
+function documentScore(
+  { tf }: Document,
+  terms: readonly string[],
+  idfOf: (i: number) => number,
+  norm: number,
+): number {
+  let score = 0;
+  terms.forEach((term, i) => {
+    const count = tf.get(term);
+    if (count !== undefined) score += termWeight(idfOf(i), count, norm);
+  });
+  return score;
+}
+
+/** BM25 scores of a corpus, and of items outside it, each scored as one more document of it. */
+export interface CorpusScores {
+  readonly scores: number[];
+  readonly extraScores: number[];
+}
+
 /**
  * BM25 scores of `terms` over a corpus, the plain way: tokenize every document, count document frequencies, sum
  * each document's term weights in query-term order. The executable definition the index is tested against.
+ *
+ * Each of `extras` is scored as the one document added to the corpus (the near misses of docs/guides/arbiter.md):
+ * N + 1 documents, its own terms counted in their document frequencies, the average length taken with its own.
  */
-export function scoreCorpus(corpus: readonly ContextItem[], terms: readonly string[]): number[] {
-  const documents = corpus.map((item) => {
-    const tokens = tokenize(indexedText(item));
-    return { length: tokens.length, tf: termFrequencies(tokens) };
-  });
+export function scoreCorpus(
+  corpus: readonly ContextItem[],
+  terms: readonly string[],
+  extras: readonly ContextItem[] = [],
+): CorpusScores {
+  const documents = corpus.map(documentOf);
   const totalLength = documents.reduce((sum, doc) => sum + doc.length, 0);
   const avgLength = averageLength(totalLength, documents.length);
-  const idfs = terms.map((term) => idf(documents.length, documents.filter((doc) => doc.tf.has(term)).length));
-  return documents.map(({ length, tf }) => {
-    const norm = lengthNorm(length, avgLength);
-    let score = 0;
-    terms.forEach((term, i) => {
-      const count = tf.get(term);
-      if (count !== undefined) score += termWeight(idfs[i]!, count, norm);
-    });
-    return score;
+  const frequencies = terms.map((term) => documents.filter((doc) => doc.tf.has(term)).length);
+  const idfs = frequencies.map((frequency) => idf(documents.length, frequency));
+  const scores = documents.map((doc) =>
+    documentScore(doc, terms, (i) => idfs[i]!, lengthNorm(doc.length, avgLength)),
+  );
+  // The one more document holds each term it is scored on, so each such term's frequency grows by one.
+  const extraIdfs = frequencies.map((frequency) => idf(documents.length + 1, frequency + 1));
+  const extraScores = extras.map((item) => {
+    const doc = documentOf(item);
+    const norm = lengthNorm(doc.length, averageLength(totalLength + doc.length, documents.length + 1));
+    return documentScore(doc, terms, (i) => extraIdfs[i]!, norm);
   });
+  return { scores, extraScores };
 }

@@ -3,8 +3,12 @@ export { assemblePacket } from "./assemble.js";
 export { indexedText } from "./bm25.js";
 export { estimateTokens } from "./budget.js";
 export { isInert, isLive } from "./eligibility.js";
+/** @public The items of `AssembleOptions.withheld`: the hub builds them from its withheld rules. */
+export type { WithheldItem, WithheldReason } from "./near-miss.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { AssembleOptions, PacketPhases } from "./packet.js";
 export { PoolIndex } from "./pool-index.js";
+/** @public The hub hashes it into a packet id (decision 0016). */
+export { RANKER_VERSION } from "./ranker-version.js";
 export { recall } from "./recall.js";
 export { foldPlural, queryTerms, STOPWORDS, tokenize } from "./tokenize.js";

@@ -4,10 +4,12 @@ import {
   type ContextPacket,
   type JsonValue,
   LIMITS,
+  type NearMiss,
   type Origin,
 } from "@kxm/contract";
 import { roundScore } from "./bm25.js";
 import { estimateTokens } from "./budget.js";
+import type { WithheldItem } from "./near-miss.js";
 import type { ResolvedContextRequest } from "./request.js";
 
 /** Options of a packet assembly that do not come from the request. */
@@ -16,6 +18,11 @@ export type AssembleOptions = {
   readonly contradictionIds?: Iterable<string>;
   /** The caller's working state, carried into `packet.workingState` unchanged. */
   readonly workingState?: Readonly<Record<string, JsonValue>>;
+  /**
+   * Items a rule below the arbiter keeps out of the pool (revoked, forgotten, expired, a failing check): never
+   * selected, only considered as near misses, with their reason. None may share an id with the pool or each other.
+   */
+  readonly withheld?: readonly WithheldItem[];
 } & (
   | { readonly phases?: undefined; readonly now?: undefined }
   | {
@@ -60,6 +67,7 @@ export interface AssemblyOutcome {
   readonly candidateCount: number;
   readonly matchedCandidates: number;
   readonly taskTokens: number;
+  readonly nearMisses: NearMiss[];
 }
 
 /** The gap strings of docs/reference/behaviour.md section 2, step 6, in their order. */
@@ -130,6 +138,7 @@ export function buildAssembly(
         matchedCandidates: outcome.matchedCandidates,
         selected: outcome.selected.map(({ score }) => roundScore(score)),
       },
+      nearMisses: outcome.nearMisses,
     },
   };
 }

@@ -7,16 +7,19 @@ import {
   type ItemKind,
   KxmError,
   LIMITS,
+  type NearMiss,
+  type NearMissReason,
   type RecallRequest,
   type RecallResult,
   SHARED_PROJECT,
 } from "@kxm/contract";
-import { averageLength, idf, indexedText, lengthNorm, termNumerator } from "./bm25.js";
+import { averageLength, idf, indexedText, lengthNorm, termNumerator, termWeightBound } from "./bm25.js";
 import { FirstFit, itemCost } from "./budget.js";
 import { isInert, isLive } from "./eligibility.js";
 import { smallest } from "./heap.js";
+import { checkWithheld, NearMissTop, nearMissesOf, type WithheldItem } from "./near-miss.js";
 import { type AssembleOptions, buildAssembly, type Selection } from "./packet.js";
-import { GROUP_COUNT, Postings, TF_BITS, TF_MASK } from "./postings.js";
+import { DEAD_GROUP, GROUP_COUNT, Postings, TF_BITS, TF_MASK } from "./postings.js";
 import { authoritySortKey, compareRankKeys, confidenceSortKey, itemTime, type RankKeys } from "./rank.js";
 import { type RecallHit, recallPhrase, recallResult } from "./recall.js";
 import { belongsTo, isolationViolation, resolveContextRequest, resolveRecallRequest } from "./request.js";
@@ -71,6 +74,8 @@ export class PoolIndex {
   private times = new Float64Array(0);
   private scores = new Float64Array(0);
   private marks = new Uint8Array(0);
+  /** Per-request scratch: 1 for a matched slot the walk offered or deferred (its near-miss reason is over_budget). */
+  private visits = new Uint8Array(0);
   /** Per-request scratch: the slots a request's terms touched, the matched slots by bucket, and their scores. */
   private touched = new Int32Array(0);
   private ranked = new Int32Array(0);
@@ -101,6 +106,8 @@ export class PoolIndex {
   private normsAverage = Number.NaN;
   private normsFilled = -1;
   private readonly numerators = new Float64Array(16);
+  /** The tokens of withheld items, kept while the caller keeps the item: it is offered again at every request. */
+  private readonly withheldDocuments = new WeakMap<ContextItem, WithheldDocument>();
 
   private readonly compareStatic = (a: number, b: number): number => {
     const confidences = this.confidences;
@@ -182,6 +189,10 @@ export class PoolIndex {
       if (this.kinds[slot] !== SKILL) sortedRemove(this.recallById, slot, this.compareSlotIds);
       this.uncountCost(this.costs[slot]!);
     } else {
+      this.postings.remove(slot, DEAD_GROUP);
+      this.groupMembers[DEAD_GROUP]![slot >>> 5]! &= ~(1 << (slot & 31));
+      this.groupCounts[DEAD_GROUP]! -= 1;
+      this.groupLengths[DEAD_GROUP]! -= this.lengths[slot]!;
       this.deadCount -= 1;
     }
     this.slotsById.delete(id);
@@ -197,12 +208,14 @@ export class PoolIndex {
   assemble(request: ContextRequest, options: AssembleOptions = {}): AssembledPacket {
     const resolved = resolveContextRequest(request);
     this.checkIsolation(resolved.project);
+    const withheld = options.withheld ?? [];
+    checkWithheld(withheld, resolved.project, (id) => this.slotsById.has(id));
     const requested = resolved.kinds;
     const kindRank = new Int32Array(KIND_COUNT).fill(-1);
     requested.forEach((kind, i) => {
       kindRank[KIND_SLOT[kind]] = i;
     });
-    const { flags, kinds, marks, scores, costs } = this;
+    const { flags, kinds, marks, scores, costs, visits } = this;
 
     // The eligible set: active items of the requested kinds, plus open contradictions of any kind or status.
     let documentCount = 0;
@@ -329,6 +342,7 @@ export class PoolIndex {
         return false;
       }
       walked += 1;
+      if (scores[slot] !== 0) visits[slot] = 1;
       const cost = costs[slot]!;
       // What FirstFit.offer does with an item that does not fit, without making its selection first.
       if (cost > fit.room) fit.defer();
@@ -365,6 +379,7 @@ export class PoolIndex {
         for (let i = next; i < stop; i += 1) {
           const slot = ranked[i]!;
           if (costs[slot]! <= room) ranked[write++] = slot;
+          else visits[slot] = 1;
         }
         fit.defer(stop - write);
         walked += stop - write;
@@ -402,10 +417,31 @@ export class PoolIndex {
     }
     if (phases !== undefined) scoreMs += now() - countStarted;
 
+    const nearStarted = phases === undefined ? 0 : now();
+    const near = this.findNearMisses({
+      requested,
+      terms,
+      full: fit.full,
+      taken: new Set(fit.selected.map(({ item }) => item)),
+      rankedContradictions,
+      touchedCount,
+      scored,
+      weighed,
+      norms,
+      documentCount,
+      totalLength,
+      eligibleGroups,
+      extraContradictions,
+      withheld,
+    });
+    touchedCount = near.touchedCount;
+    if (phases !== undefined) scoreMs += now() - nearStarted;
+
     for (let i = 0; i < touchedCount; i += 1) {
       const slot = touched[i]!;
       scores[slot] = 0;
       marks[slot] = 0;
+      visits[slot] = 0;
     }
     for (const slot of contradictions) marks[slot] = 0;
 
@@ -420,6 +456,7 @@ export class PoolIndex {
         candidateCount: documentCount,
         matchedCandidates: matchedCount,
         taskTokens: terms.length,
+        nearMisses: near.nearMisses,
       },
       options,
     );
@@ -431,6 +468,226 @@ export class PoolIndex {
       phases.fillMs = total - (scoreMs - firstScoreMs) - sortMs;
     }
     return assembled;
+  }
+
+  /**
+   * The audit's near misses (docs/guides/arbiter.md, "Near misses"), as `assemblePacket` finds them. Run after the
+   * walk, before the per-request scratch is cleared: the matched items the walk scored have their scores in
+   * `this.scores`; the groups it never scored (requested kinds it did not reach, then inert items, kinds not
+   * requested and dead items, each as one more document of the eligible set) are scored here only as far as one of
+   * their items could still enter the best {@link LIMITS.maxNearMisses}. Returns the touched count, grown by the
+   * slots scored here.
+   */
+  private findNearMisses(context: NearMissContext): { nearMisses: NearMiss[]; touchedCount: number } {
+    const { scores, marks, visits, touched, records } = this;
+    const { taken, requested } = context;
+    const top = new NearMissTop();
+    // Eligible items the walk did not reach were never offered: after the item limit, or deferred by the early stop.
+    const unreached: NearMissReason = context.full ? "item_limit" : "over_budget";
+    for (const keys of context.rankedContradictions) {
+      const item = records[keys.slot]!;
+      if (keys.score > 0 && !taken.has(item)) {
+        top.offer(item, visits[keys.slot] === 1 ? "over_budget" : unreached, keys.score);
+      }
+    }
+    for (let i = 0; i < context.touchedCount; i += 1) {
+      const slot = touched[i]!;
+      if (marks[slot] === MARK_CONTRADICTION) continue;
+      const score = scores[slot]!;
+      if (score < top.threshold) continue;
+      const item = records[slot]!;
+      if (!taken.has(item)) top.offer(item, visits[slot] === 1 ? "over_budget" : unreached, score);
+    }
+
+    // Everything else is scored as one more document of the eligible set: N + 1 documents, its terms' document
+    // frequencies one higher, the average length taken with its own.
+    const { terms, documentCount, totalLength } = context;
+    const extraIdfs: number[] = [];
+    const extraIds: number[] = [];
+    const extraIdfsKnown: number[] = [];
+    for (const term of terms) {
+      const id = this.postings.idOf(term);
+      let frequency = 0;
+      if (id !== undefined) {
+        for (let group = 0; group < GROUP_COUNT; group += 1) {
+          if (context.eligibleGroups[group] === 1) frequency += this.postings.frequency(id, group);
+        }
+        for (const slot of context.extraContradictions) {
+          if (this.postings.tfOf(slot, id, this.groups[slot]!) !== 0) frequency += 1;
+        }
+      }
+      const termIdf = idf(documentCount + 1, frequency + 1);
+      extraIdfs.push(termIdf);
+      if (id !== undefined) {
+        extraIds.push(id);
+        extraIdfsKnown.push(termIdf);
+      }
+    }
+    for (const { item, reason } of context.withheld) {
+      let document = this.withheldDocuments.get(item);
+      if (document === undefined) {
+        const tokens = tokenize(indexedText(item));
+        const tf = new Map<string, number>();
+        for (const token of tokens) tf.set(token, (tf.get(token) ?? 0) + 1);
+        document = { length: tokens.length, tf };
+        this.withheldDocuments.set(item, document);
+      }
+      const norm = lengthNorm(
+        document.length,
+        averageLength(totalLength + document.length, documentCount + 1),
+      );
+      let score = 0;
+      for (let i = 0; i < terms.length; i += 1) {
+        const tf = document.tf.get(terms[i]!);
+        if (tf !== undefined) score += termNumerator(extraIdfs[i]!, tf) / (tf + norm);
+      }
+      if (score > 0) top.offer(item, reason, score);
+    }
+
+    let touchedCount = context.touchedCount;
+    // The requested kinds the walk never reached: eligible, scored with the eligible set's statistics.
+    requested.forEach((kind, rank) => {
+      if (context.scored[rank] === 1) return;
+      touchedCount = this.nearMissGroup(
+        KIND_SLOT[kind] * 2,
+        context.weighed,
+        context.norms,
+        unreached,
+        top,
+        touchedCount,
+      );
+    });
+    const extraWeighed: WeighedTerms = { ids: extraIds, idfs: extraIdfsKnown };
+    let extraNorms: Float64Array | undefined;
+    const normsOfExtras = (): Float64Array => {
+      if (extraNorms === undefined) {
+        extraNorms = new Float64Array(this.maxLength + 1);
+        for (let length = 0; length <= this.maxLength; length += 1) {
+          extraNorms[length] = lengthNorm(length, averageLength(totalLength + length, documentCount + 1));
+        }
+      }
+      return extraNorms;
+    };
+    const requestedKind = new Uint8Array(KIND_COUNT);
+    for (const kind of requested) requestedKind[KIND_SLOT[kind]] = 1;
+    const others: { group: number; reason: NearMissReason }[] = [];
+    for (let kind = 0; kind < KIND_COUNT; kind += 1) {
+      if (requestedKind[kind] === 1) others.push({ group: kind * 2 + 1, reason: "inert" });
+      else {
+        others.push({ group: kind * 2, reason: "kind_not_requested" });
+        others.push({ group: kind * 2 + 1, reason: "kind_not_requested" });
+      }
+    }
+    others.push({ group: DEAD_GROUP, reason: "superseded" });
+    for (const { group, reason } of others) {
+      if (this.groupCounts[group] === 0) continue;
+      touchedCount = this.nearMissGroup(group, extraWeighed, normsOfExtras(), reason, top, touchedCount);
+    }
+    return { nearMisses: nearMissesOf(top.candidates), touchedCount };
+  }
+
+  /**
+   * Offers the items of one group to the near misses, scored with `weighed` and `norms`. Once the best
+   * {@link LIMITS.maxNearMisses} are known, a term whose weight is bounded (with every term of smaller bound) below
+   * the last of them cannot lift an item in on its own (MaxScore): only the items holding one of the other terms
+   * are scored, one by one, when they are few; otherwise the whole group is scored term by term, as scoreGroup
+   * does. Open contradictions are eligible, never near misses of another group.
+   */
+  private nearMissGroup(
+    group: number,
+    weighed: WeighedTerms,
+    norms: Float64Array,
+    reason: NearMissReason,
+    top: NearMissTop,
+    touchedCount: number,
+  ): number {
+    const { postings, marks, records, scores, touched } = this;
+    const { ids, idfs } = weighed;
+    const threshold = top.threshold;
+    if (threshold !== Number.NEGATIVE_INFINITY) {
+      const present: number[] = [];
+      let entries = 0;
+      for (let term = 0; term < ids.length; term += 1) {
+        const list = postings.list(ids[term]!, group);
+        if (list === undefined) continue;
+        present.push(term);
+        entries += list[0]!;
+      }
+      present.sort((a, b) => idfs[a]! - idfs[b]!);
+      // The bound is a little over the true sum, so that rounding in either sum cannot skip an item that ties.
+      let bound = 0;
+      let cut = 0;
+      while (
+        cut < present.length &&
+        (bound + termWeightBound(idfs[present[cut]!]!)) * (1 + BOUND_SLACK) < threshold
+      ) {
+        bound += termWeightBound(idfs[present[cut]!]!);
+        cut += 1;
+      }
+      let essential = 0;
+      for (let i = cut; i < present.length; i += 1) essential += postings.list(ids[present[i]!]!, group)![0]!;
+      if (essential === 0) return touchedCount;
+      if (essential * PRUNED_ENTRY_COST < entries) {
+        this.nearMissSlots(group, weighed, norms, present.slice(cut), reason, top);
+        return touchedCount;
+      }
+    }
+    const end = this.scoreGroup(group, weighed, norms, touchedCount);
+    for (let i = touchedCount; i < end; i += 1) {
+      const slot = touched[i]!;
+      if (marks[slot] !== MARK_CONTRADICTION) top.offer(records[slot]!, reason, scores[slot]!);
+    }
+    return end;
+  }
+
+  /**
+   * Scores, one by one, the slots of a group that hold one of the `essential` terms (indexes into `weighed`), each
+   * from its own terms summed in query order (the same floats as scoreGroup's), and offers them.
+   */
+  private nearMissSlots(
+    group: number,
+    weighed: WeighedTerms,
+    norms: Float64Array,
+    essential: readonly number[],
+    reason: NearMissReason,
+    top: NearMissTop,
+  ): void {
+    const { postings, marks, visits, records, lengths } = this;
+    const { ids, idfs } = weighed;
+    const slots: number[] = [];
+    for (const term of essential) {
+      const list = postings.list(ids[term]!, group)!;
+      const end = 1 + 2 * list[0]!;
+      for (let i = 1; i < end; i += 2) {
+        const slot = list[i]!;
+        if (visits[slot] === 0 && marks[slot] !== MARK_CONTRADICTION) {
+          visits[slot] = 1;
+          slots.push(slot);
+        }
+      }
+    }
+    const termAt = new Map<number, number>(ids.map((id, term) => [id, term]));
+    const frequencies = new Int32Array(ids.length);
+    const held: number[] = [];
+    const hold = (id: number, tf: number): void => {
+      const term = termAt.get(id);
+      if (term === undefined) return;
+      frequencies[term] = tf;
+      held.push(term);
+    };
+    for (const slot of slots) {
+      visits[slot] = 0;
+      held.length = 0;
+      postings.forEachTerm(slot, group, hold);
+      held.sort((a, b) => a - b);
+      const norm = norms[lengths[slot]!]!;
+      let score = 0;
+      for (const term of held) {
+        const tf = frequencies[term]!;
+        score += termNumerator(idfs[term]!, tf) / (tf + norm);
+      }
+      top.offer(records[slot]!, reason, score);
+    }
   }
 
   /** Recalls records; the same result as `recall(this.items(), request)`. */
@@ -700,21 +957,26 @@ export class PoolIndex {
     this.flags[slot] =
       (live ? LIVE : 0) | (isInert(item) ? INERT : 0) | (item.project === SHARED_PROJECT ? SHARED : 0);
     this.kinds[slot] = KIND_SLOT[item.kind];
-    this.groups[slot] = KIND_SLOT[item.kind] * 2 + (isInert(item) ? 1 : 0);
+    this.groups[slot] = live ? KIND_SLOT[item.kind] * 2 + (isInert(item) ? 1 : 0) : DEAD_GROUP;
     this.confidences[slot] = confidenceSortKey(item.confidence);
     this.authorities[slot] = authoritySortKey(item.authority);
     this.times[slot] = itemTime(item);
     this.costs[slot] = itemCost(item);
-    if (!live) {
-      this.lengths[slot] = 0;
-      this.lowerSummaries[slot] = "";
-      this.lowerStateKeys[slot] = undefined;
-      this.deadCount += 1;
-      return;
-    }
     const tokens = tokenize(indexedText(item));
     this.lengths[slot] = tokens.length;
     if (tokens.length > this.maxLength) this.maxLength = tokens.length;
+    if (!live) {
+      // A dead item is never eligible nor recalled: it is indexed in a group of its own, for the near misses.
+      this.lowerSummaries[slot] = "";
+      this.lowerStateKeys[slot] = undefined;
+      if (bulk) this.postings.stage(slot, tokens, DEAD_GROUP);
+      else this.postings.add(slot, tokens, DEAD_GROUP);
+      this.groupMembers[DEAD_GROUP]![slot >>> 5]! |= 1 << (slot & 31);
+      this.groupCounts[DEAD_GROUP]! += 1;
+      this.groupLengths[DEAD_GROUP]! += tokens.length;
+      this.deadCount += 1;
+      return;
+    }
     // Reuse the summary itself when lowercasing changes nothing, so most items keep one copy of their text.
     const lowerSummary = item.summary.toLowerCase();
     this.lowerSummaries[slot] = lowerSummary === item.summary ? item.summary : lowerSummary;
@@ -754,6 +1016,7 @@ export class PoolIndex {
     this.times = widen(this.times, (n) => new Float64Array(n));
     this.scores = widen(this.scores, (n) => new Float64Array(n));
     this.marks = widen(this.marks, (n) => new Uint8Array(n));
+    this.visits = widen(this.visits, (n) => new Uint8Array(n));
     this.touched = new Int32Array(capacity);
     this.ranked = new Int32Array(capacity);
     this.values = new Float64Array(capacity);
@@ -800,6 +1063,40 @@ function phraseBits(phrase: string): { words: number[]; bits: number[] } {
   });
   return { words, bits };
 }
+
+/** A withheld item's tokens, as the plain scorer counts them. */
+interface WithheldDocument {
+  readonly length: number;
+  readonly tf: ReadonlyMap<string, number>;
+}
+
+/** What {@link PoolIndex.findNearMisses} needs of an assembly. */
+interface NearMissContext {
+  readonly requested: readonly ItemKind[];
+  readonly terms: readonly string[];
+  /** The walk ended at the item limit. */
+  readonly full: boolean;
+  readonly taken: ReadonlySet<ContextItem>;
+  readonly rankedContradictions: readonly (RankKeys & { slot: number })[];
+  readonly touchedCount: number;
+  /** Per requested kind's rank, 1 when the walk scored it. */
+  readonly scored: Uint8Array;
+  readonly weighed: WeighedTerms;
+  readonly norms: Float64Array;
+  readonly documentCount: number;
+  readonly totalLength: number;
+  readonly eligibleGroups: Uint8Array;
+  readonly extraContradictions: readonly number[];
+  readonly withheld: readonly WithheldItem[];
+}
+
+/** Relative slack on a near-miss bound: far above any rounding in a sum of a few hundred weights. */
+const BOUND_SLACK = 1e-9;
+/**
+ * Scoring a slot alone walks its own terms: about this many posting entries' worth. The pruned path is taken when
+ * the essential lists, at this cost each, hold fewer entries than the whole group.
+ */
+const PRUNED_ENTRY_COST = 8;
 
 /** The query's terms that eligible items hold, in query order: their ids in the postings and their idfs. */
 interface WeighedTerms {

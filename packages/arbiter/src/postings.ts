@@ -1,7 +1,11 @@
 import { ITEM_KINDS } from "@kxm/contract";
 
-/** Document-frequency groups: one per kind, split into active (even index) and inert (odd index) items. */
-export const GROUP_COUNT = ITEM_KINDS.length * 2;
+/**
+ * Document-frequency groups: one per kind, split into active (even index) and inert (odd index) items, then one for
+ * every superseded or rejected item (never eligible, never recalled: indexed only to be found as a near miss).
+ */
+export const DEAD_GROUP = ITEM_KINDS.length * 2;
+export const GROUP_COUNT = DEAD_GROUP + 1;
 
 /**
  * A posting entry packs a slot's term frequency and its length in tokens into one integer, `length << 15 | tf`,
@@ -88,6 +92,23 @@ export class Postings {
   /** How many live slots of a group hold a term id. */
   frequency(id: number, group: number): number {
     return this.lists[id * GROUP_COUNT + group]?.[0] ?? 0;
+  }
+
+  /** How many term ids there are room for: every id is below it. */
+  get idLimit(): number {
+    return this.termNames.length;
+  }
+
+  /** Calls `visit` with each distinct term id a slot of `group` holds and its frequency there. */
+  forEachTerm(slot: number, group: number, visit: (id: number, tf: number) => void): void {
+    const terms = this.slotTerms[slot];
+    if (terms === undefined) return;
+    const count = terms.length >>> 1;
+    for (let i = 0; i < count; i += 1) {
+      const id = terms[i]!;
+      const entry = this.lists[id * GROUP_COUNT + group]![2 + 2 * terms[count + i]!]!;
+      visit(id, entry >= 0 ? entry & TF_MASK : ~entry);
+    }
   }
 
   /** The frequency of a term id in a slot of `group`: 0 when the slot does not hold it. */

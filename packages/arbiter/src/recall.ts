@@ -85,7 +85,7 @@ export function recall(pool: readonly ContextItem[], request: RecallRequest): Re
     const all = items.map((item) => ({ item, phrase: false, score: 0 }));
     return recallResult(all.sort(compareRecallHits), resolved.limit);
   }
-  const scores = scoreCorpus(items, queryTerms(resolved.query));
+  const { scores } = scoreCorpus(items, queryTerms(resolved.query));
   const hits: RecallHit[] = [];
   items.forEach((item, i) => {
     const score = scores[i]!;

@@ -1,3 +1,4 @@
+import type { WithheldReason } from "@kxm/arbiter";
 import {
   AUTHORITIES,
   CONFIDENCES,
@@ -149,3 +150,22 @@ export const contradictionsArb = (pool: ContextItem[]) => {
   const ids = [...pool.map((entry) => entry.id), "unknown"];
   return fc.subarray(ids, { maxLength: Math.min(6, ids.length) });
 };
+
+const WITHHELD_REASONS = ["revoked", "forgotten", "expired", "check_failed"] as const;
+
+/**
+ * Items a rule below the arbiter keeps out of the pool, each with a reason: ids with a dash, which no pool id
+ * (`idArb`) has, so that they never collide with the pool.
+ */
+export const withheldArb = (maxLength = 6): fc.Arbitrary<{ item: ContextItem; reason: WithheldReason }[]> =>
+  fc
+    .uniqueArray(fc.nat(99), { maxLength })
+    .chain((ns) =>
+      ns.length === 0
+        ? fc.constant([])
+        : fc.tuple(
+            ...ns.map((n) =>
+              fc.record({ item: itemArb(`w-${n}`), reason: fc.constantFrom(...WITHHELD_REASONS) }),
+            ),
+          ),
+    );

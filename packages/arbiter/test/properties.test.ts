@@ -1,9 +1,25 @@
-import { assemblePacket, isInert, isLive, PoolIndex, recall } from "@kxm/arbiter";
-import { type ContextItem, type ContextRequest, PACKET_SECTIONS, rolePolicy } from "@kxm/contract";
+import {
+  assemblePacket,
+  indexedText,
+  isInert,
+  isLive,
+  PoolIndex,
+  queryTerms,
+  recall,
+  tokenize,
+} from "@kxm/arbiter";
+import { type ContextItem, type ContextRequest, LIMITS, PACKET_SECTIONS, rolePolicy } from "@kxm/contract";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { Postings } from "../src/postings.js";
-import { contradictionsArb, itemArb, poolArb, recallRequestArb, requestArb } from "./arbitraries.js";
+import {
+  contradictionsArb,
+  itemArb,
+  poolArb,
+  recallRequestArb,
+  requestArb,
+  withheldArb,
+} from "./arbitraries.js";
 import { bytes, item } from "./helpers.js";
 
 const RUNS = { numRuns: 300 };
@@ -14,16 +30,50 @@ const scenario = poolArb().chain((pool) =>
     shuffled: fc.shuffledSubarray(pool, { minLength: pool.length, maxLength: pool.length }),
     request: requestArb,
     contradictionIds: contradictionsArb(pool),
+    withheld: withheldArb(),
   }),
 );
 
 describe("packet assembly properties", () => {
   test("a shuffled pool gives a byte-identical packet, plain and indexed", () => {
     fc.assert(
-      fc.property(scenario, ({ pool, shuffled, request, contradictionIds }) => {
-        const expected = bytes(assemblePacket(pool, request, { contradictionIds }));
-        expect(bytes(assemblePacket(shuffled, request, { contradictionIds }))).toBe(expected);
-        expect(bytes(new PoolIndex(shuffled).assemble(request, { contradictionIds }))).toBe(expected);
+      fc.property(scenario, ({ pool, shuffled, request, contradictionIds, withheld }) => {
+        const expected = bytes(assemblePacket(pool, request, { contradictionIds, withheld }));
+        expect(bytes(assemblePacket(shuffled, request, { contradictionIds, withheld }))).toBe(expected);
+        expect(bytes(new PoolIndex(shuffled).assemble(request, { contradictionIds, withheld }))).toBe(
+          expected,
+        );
+      }),
+      RUNS,
+    );
+  });
+
+  test("near misses: at most the bound, in order, never selected, each sharing a task token", () => {
+    fc.assert(
+      fc.property(scenario, ({ pool, request, contradictionIds, withheld }) => {
+        const { packet, audit } = assemblePacket(pool, request, { contradictionIds, withheld });
+        const misses = audit.nearMisses;
+        expect(misses.length).toBeLessThanOrEqual(LIMITS.maxNearMisses);
+        const selected = new Set(audit.selectedIds);
+        const known = new Map(
+          [...pool, ...withheld.map(({ item }) => item)].map((entry) => [entry.id, entry]),
+        );
+        const terms = new Set(queryTerms(request.task));
+        for (const miss of misses) {
+          expect(selected.has(miss.id)).toBe(false);
+          const entry = known.get(miss.id)!;
+          expect(miss.kind).toBe(entry.kind);
+          expect(tokenize(indexedText(entry)).some((token) => terms.has(token))).toBe(true);
+        }
+        for (let i = 1; i < misses.length; i += 1) {
+          const [before, after] = [misses[i - 1]!, misses[i]!];
+          // Ordered by the unrounded score then the id: rounded, a later score is never higher.
+          expect(before.score).toBeGreaterThanOrEqual(after.score);
+        }
+        // Withheld items are only ever near misses: the packet and the rest of the audit do not change.
+        const without = assemblePacket(pool, request, { contradictionIds });
+        expect(bytes(packet)).toBe(bytes(without.packet));
+        expect(bytes({ ...audit, nearMisses: [] })).toBe(bytes({ ...without.audit, nearMisses: [] }));
       }),
       RUNS,
     );
@@ -31,13 +81,13 @@ describe("packet assembly properties", () => {
 
   test("two calls give identical bytes", () => {
     fc.assert(
-      fc.property(scenario, ({ pool, request, contradictionIds }) => {
+      fc.property(scenario, ({ pool, request, contradictionIds, withheld }) => {
         const index = new PoolIndex(pool);
-        expect(bytes(assemblePacket(pool, request, { contradictionIds }))).toBe(
-          bytes(assemblePacket(pool, request, { contradictionIds })),
+        expect(bytes(assemblePacket(pool, request, { contradictionIds, withheld }))).toBe(
+          bytes(assemblePacket(pool, request, { contradictionIds, withheld })),
         );
-        expect(bytes(index.assemble(request, { contradictionIds }))).toBe(
-          bytes(index.assemble(request, { contradictionIds })),
+        expect(bytes(index.assemble(request, { contradictionIds, withheld }))).toBe(
+          bytes(index.assemble(request, { contradictionIds, withheld })),
         );
       }),
       RUNS,
@@ -102,15 +152,16 @@ describe("large pools", () => {
       ),
       budgetTokens: fc.option(fc.integer({ min: 512, max: 60_000 }), { nil: undefined }),
       contradictionIds: contradictionsArb(pool),
+      withheld: withheldArb(12),
     }),
   );
 
   test("a shuffled large pool gives the plain function's bytes, whatever the budget", () => {
     fc.assert(
-      fc.property(largeScenario, ({ pool, shuffled, request, budgetTokens, contradictionIds }) => {
+      fc.property(largeScenario, ({ pool, shuffled, request, budgetTokens, contradictionIds, withheld }) => {
         const full = budgetTokens === undefined ? request : { ...request, budgetTokens };
-        const expected = bytes(assemblePacket(pool, full, { contradictionIds }));
-        expect(bytes(new PoolIndex(shuffled).assemble(full, { contradictionIds }))).toBe(expected);
+        const expected = bytes(assemblePacket(pool, full, { contradictionIds, withheld }));
+        expect(bytes(new PoolIndex(shuffled).assemble(full, { contradictionIds, withheld }))).toBe(expected);
       }),
       // Shrinking a pool of hundreds of items takes minutes: report the first counterexample as it is.
       { numRuns: 60, endOnFailure: true },
@@ -152,9 +203,10 @@ describe("the index under edits", () => {
       edits: fc.array(editArb, { maxLength: 25 }),
       requests: fc.array(requestArb, { minLength: 1, maxLength: 3 }),
       recalls: fc.array(recallRequestArb, { minLength: 1, maxLength: 2 }),
+      withheld: withheldArb(),
     });
     fc.assert(
-      fc.property(editScenario, ({ pool, edits, requests, recalls }) => {
+      fc.property(editScenario, ({ pool, edits, requests, recalls, withheld }) => {
         const index = new PoolIndex(pool);
         const current = new Map(pool.map((entry) => [entry.id, entry]));
         for (const edit of edits) {
@@ -176,8 +228,8 @@ describe("the index under edits", () => {
         expect(index.size).toBe(items.length);
         const contradictionIds = items.filter((_, i) => i % 5 === 0).map((entry) => entry.id);
         for (const request of requests) {
-          expect(bytes(index.assemble(request, { contradictionIds }))).toBe(
-            bytes(assemblePacket(items, request, { contradictionIds })),
+          expect(bytes(index.assemble(request, { contradictionIds, withheld }))).toBe(
+            bytes(assemblePacket(items, request, { contradictionIds, withheld })),
           );
         }
         for (const request of recalls)

@@ -44,4 +44,6 @@ export const LIMITS = {
   /** Tokens are dropped when shorter or longer than these (never truncated). */
   minTokenChars: 2,
   maxTokenChars: 64,
+  /** Near misses named in one packet's audit: the best candidates that did not win a slot. */
+  maxNearMisses: 8,
 } as const;

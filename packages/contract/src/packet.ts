@@ -81,8 +81,41 @@ export const PacketMemorySchema = z.object({
 export type PacketMemory = z.infer<typeof PacketMemorySchema>;
 
 /**
- * How the packet was assembled. `relevance` holds numbers only. `memory` comes last, and only in a hub packet of a
- * project with a registered checkout.
+ * Why a candidate that shares a task token with the task is not in the packet: eligible but over the budget
+ * (offered and not taken, or deferred once nothing left could fit), eligible but after the item limit, a kind the
+ * request did not ask for, inert (state that is not current, a proposed skill), superseded or rejected, or withheld
+ * by a rule below the arbiter (revoked, forgotten, expired, a failing check), in that order of the docs.
+ */
+export const NEAR_MISS_REASONS = [
+  "over_budget",
+  "item_limit",
+  "kind_not_requested",
+  "inert",
+  "superseded",
+  "revoked",
+  "forgotten",
+  "expired",
+  "check_failed",
+] as const;
+export type NearMissReason = (typeof NEAR_MISS_REASONS)[number];
+
+/**
+ * A candidate that did not win a slot: its id and kind, why, its BM25 score (rounded like `relevance.selected`; for
+ * an item outside the eligible set, the score it would have had as one more eligible document) and what it would
+ * have cost, in tokens (ceil(cost / 4) of the item alone). Keys in this order.
+ */
+export const NearMissSchema = z.object({
+  id: z.string(),
+  kind: ItemKindSchema,
+  reason: z.enum(NEAR_MISS_REASONS),
+  score: z.number(),
+  tokens: z.int(),
+});
+export type NearMiss = z.infer<typeof NearMissSchema>;
+
+/**
+ * How the packet was assembled. `relevance` holds numbers only; `nearMisses` follows it. `memory` comes last, and
+ * only in a hub packet of a project with a registered checkout.
  */
 export const PacketAuditSchema = z.object({
   request: ContextRequestSchema,
@@ -100,6 +133,11 @@ export const PacketAuditSchema = z.object({
     /** The rounded BM25 score of each selected item, in `selectedIds` order. */
     selected: z.array(z.number()),
   }),
+  /**
+   * The best candidates left out, at most `LIMITS.maxNearMisses`, by score descending then id (docs/guides/arbiter.md,
+   * "Near misses"). Always present, possibly empty.
+   */
+  nearMisses: z.array(NearMissSchema),
   memory: PacketMemorySchema.optional(),
 });
 export type PacketAudit = z.infer<typeof PacketAuditSchema>;
