@@ -292,6 +292,32 @@ describe("revoking each target kind withholds exactly what depends on it", () =>
   });
 });
 
+describe("a withheld item as a near miss", () => {
+  test("a revoked fact that matches the task is named in the audit's near misses, with its reason", async () => {
+    const { revocation } = await ok("POST", "/v1/projects/alpha/revocations", ADMIN_TOKEN, {
+      target: "source",
+      value: "docs/testing.md",
+      reason: "the page was wrong",
+    });
+    const packet = await ok("POST", "/v1/projects/alpha/context", agentA, {
+      role: "planner",
+      task: "run the release test suite before tagging",
+      includeKinds: ["state", "knowledge", "evidence"],
+    });
+    expect(packet.audit.selectedIds).not.toContain("mem_release");
+    const miss = (
+      packet.audit.nearMisses as { id: string; reason: string; score: number; tokens: number }[]
+    ).find((entry) => entry.id === "mem_release");
+    expect(miss).toMatchObject({ id: "mem_release", kind: "knowledge", reason: "revoked" });
+    expect(miss!.score).toBeGreaterThan(0);
+    expect(miss!.tokens).toBeGreaterThan(0);
+    await ok("POST", `/v1/projects/alpha/revocations/${revocation.id}/lift`, ADMIN_TOKEN, {
+      reason: "fixed",
+    });
+    expect(await view()).toEqual(baseline);
+  });
+});
+
 describe("who may revoke and forget", () => {
   const routes = (): Array<[string, string, unknown]> => [
     ["POST", "/v1/projects/alpha/revocations", { target: "evidence", value: "pr:12", reason: "r" }],

@@ -79,13 +79,15 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
   const started = performance.now();
   const pool = await freshPool(hub, params.project);
   const request: ContextRequest = { ...body, project: params.project };
-  const options = { contradictionIds: pool.openContradictionIds() };
   let assembled: ReturnType<typeof assemblePacket>;
   const categories = rolePolicy(body.role).journalCategories;
   const filter = {
     ...(body.runId === undefined ? {} : { runId: body.runId }),
     ...(body.stage === undefined ? {} : { stage: body.stage }),
   };
+  // What a rule below the arbiter withheld from this packet: counted in its gaps, and a near miss when it matches.
+  const withheld = pool.withheldItems(categories, filter);
+  const options = { contradictionIds: pool.openContradictionIds(), withheld };
   if (body.runId !== undefined || body.stage !== undefined) {
     const journal = pool.journalItems(categories, filter);
     assembled = assemblePacket([...pool.baseItems(), ...journal], request, options);
@@ -95,12 +97,7 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
   // Withheld items (decisions 0017 and 0018) are counted after every other gap, then the review-due ones.
   const gaps = [
     ...pool.authoredGaps(),
-    ...expiryGaps(
-      pool,
-      pool.withheldItems(categories, filter),
-      assembled.audit.selectedIds,
-      hub.now().getTime(),
-    ),
+    ...expiryGaps(pool, withheld, assembled.audit.selectedIds, hub.now().getTime()),
   ];
   const memory = pool.authoredMemory();
   if (gaps.length > 0 || memory !== undefined) assembled = withAuthored(assembled, gaps, memory);
