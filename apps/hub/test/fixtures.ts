@@ -114,6 +114,15 @@ export const SAMPLES: Record<RouteName, (context: SampleContext) => Promise<Samp
     if (created.statusCode !== 201) throw new Error(`createOperator ${created.statusCode}`);
     return { params: { name } };
   },
+  listPackets: async ({ project }) => ({ params: { project }, query: { limit: "5" } }),
+  getPacket: async ({ app, project, key }) => {
+    const served = await call(app, "POST", `/v1/projects/${project}/context`, key, {
+      role: "planner",
+      task: unique("stored packet"),
+    });
+    if (served.statusCode !== 200) throw new Error(`getContext ${served.statusCode}`);
+    return { params: { project, packetId: served.json().audit.packetId } };
+  },
 };
 
 export async function startRun(app: FastifyInstance, project: string): Promise<string> {

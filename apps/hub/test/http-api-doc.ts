@@ -62,6 +62,8 @@ export const EXAMPLES: Record<
   createOperator: { body: { name: "alice" } },
   listOperators: {},
   revokeOperator: { params: { name: "alice" } },
+  listPackets: { params: { project: "demo" }, query: { runId: "run-1", limit: "10" } },
+  getPacket: { params: { project: "demo", packetId: "pkt_4f1c2a9e0b7d3856c1e2f4a6b8d0e9f7" } },
 };
 
 const AUTH_TEXT: Record<RouteDefinition["auth"], string> = {

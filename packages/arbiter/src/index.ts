@@ -8,3 +8,4 @@ export type { AssembleOptions, PacketPhases } from "./packet.js";
 export { PoolIndex } from "./pool-index.js";
 export { recall } from "./recall.js";
 export { foldPlural, queryTerms, STOPWORDS, tokenize } from "./tokenize.js";
+export { RANKER_VERSION } from "./version.js";

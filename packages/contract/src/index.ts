@@ -26,6 +26,7 @@ export {
   PACKET_SECTIONS,
   type PacketAudit,
   PacketAuditSchema,
+  PacketIdSchema,
   type PacketMemory,
   PacketMemorySchema,
   type PacketSection,
@@ -33,6 +34,8 @@ export {
   RecallItemSchema,
   type RecallResult,
   RecallResultSchema,
+  type StoredPacket,
+  StoredPacketSchema,
   WITHHELD_STATES,
 } from "./packet.js";
 export {

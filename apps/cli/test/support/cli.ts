@@ -35,6 +35,8 @@ export const COMMAND_IDS = [
   "context:episode",
   "context:explain",
   "context:get",
+  "context:packet",
+  "context:packets",
   "context:promote",
   "context:propose",
   "context:recall",

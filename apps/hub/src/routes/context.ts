@@ -8,6 +8,8 @@ import {
   rolePolicy,
 } from "@kxm/contract";
 import { explainLineage } from "@kxm/provenance";
+import { type PacketInputs, packetIdOf, packetRecord, withPacketId } from "../packet-audit.js";
+import { poolDigest } from "../pool-digest.js";
 import type { ProjectPool } from "../project-pool.js";
 import type { HubServices } from "../services.js";
 import type { RouteHandler } from "./types.js";
@@ -45,6 +47,21 @@ function withAuthored(
 }
 
 /**
+ * The packet with its id (the audit's last key), once its audit is stored: the id hashes the request, the pool's
+ * digest and the other inputs, and the store keeps the audit without the task text (packet-audit.ts).
+ */
+async function keepPacket(
+  hub: HubServices,
+  assembled: AssembledPacket,
+  inputs: PacketInputs,
+): Promise<AssembledPacket> {
+  const packetId = packetIdOf(assembled.audit, inputs);
+  const kept = withPacketId(assembled, packetId);
+  await hub.packets.record(packetRecord(kept, packetId, hub.pools.feedPosition, hub.now()));
+  return kept;
+}
+
+/**
  * Assembles a packet for the path's project. Without `runId` and `stage` it is served from the role's index; with
  * either, the journal items are filtered to that run and stage and the plain `assemblePacket` assembles base items
  * plus those (docs/reference/behaviour.md section 9 point 3). Logs sizes and counts, never the task.
@@ -55,19 +72,31 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
   const request: ContextRequest = { ...body, project: params.project };
   const options = { contradictionIds: pool.openContradictionIds() };
   let assembled: ReturnType<typeof assemblePacket>;
+  let digest: string;
   if (body.runId !== undefined || body.stage !== undefined) {
     const filter = {
       ...(body.runId === undefined ? {} : { runId: body.runId }),
       ...(body.stage === undefined ? {} : { stage: body.stage }),
     };
     const journal = pool.journalItems(rolePolicy(body.role).journalCategories, filter);
-    assembled = assemblePacket([...pool.baseItems(), ...journal], request, options);
+    const items = [...pool.baseItems(), ...journal];
+    assembled = assemblePacket(items, request, options);
+    digest = poolDigest(items);
   } else {
     assembled = pool.indexForRole(body.role).assemble(request, options);
+    digest = pool.digestForRole(body.role);
   }
   const gaps = pool.authoredGaps();
   const memory = pool.authoredMemory();
   if (gaps.length > 0 || memory !== undefined) assembled = withAuthored(assembled, gaps, memory);
+  // The merger of issue 20 wires the pool's withheld items here (and into `options`), as [id, reason] in id order.
+  const withheld: PacketInputs["withheld"] = [];
+  assembled = await keepPacket(hub, assembled, {
+    pool: digest,
+    contradictions: options.contradictionIds,
+    withheld,
+    authoredGaps: gaps,
+  });
   const { packet, audit } = assembled;
   log.info({
     event: "context_assembled",
@@ -80,6 +109,7 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
     estimatedTokens: packet.estimatedTokens,
     budgetTokens: packet.budgetTokens,
     gaps: packet.unresolvedGaps,
+    packetId: audit.packetId,
     durationMs: Math.round((performance.now() - started) * 10) / 10,
   });
   return assembled;

@@ -8,6 +8,7 @@ import {
   type ProjectRecord,
   type ReviewedJournalEntry,
   type RunRecord,
+  type StoredPacket,
 } from "@kxm/contract";
 import type Database from "better-sqlite3";
 import type {
@@ -20,6 +21,9 @@ import type {
   JournalFilter,
   KxmStore,
   OperatorIdentity,
+  PacketPage,
+  PacketPageOptions,
+  PacketRecordInput,
   PurgeCounts,
   RemovedProject,
   ReviewJournalInput,
@@ -37,6 +41,7 @@ import { listEpisodes } from "./episodes.js";
 import { findItem, liveItems } from "./items.js";
 import * as journal from "./journal.js";
 import * as operators from "./operators.js";
+import * as packets from "./packets.js";
 import * as projects from "./projects.js";
 import { purge } from "./retention.js";
 import * as reviews from "./reviews.js";
@@ -174,6 +179,16 @@ export class SqliteKxmStore implements KxmStore {
   }
   listEpisodes(project: string, options: EpisodePageOptions): Promise<EpisodePage> {
     return this.#run((db) => listEpisodes(db, project, options));
+  }
+
+  recordPackets(records: readonly PacketRecordInput[]): Promise<void> {
+    return this.#run((db) => packets.recordPackets(db, records));
+  }
+  listPackets(project: string, options: PacketPageOptions): Promise<PacketPage> {
+    return this.#run((db) => packets.listPackets(db, project, options));
+  }
+  getPacket(project: string, packetId: string): Promise<StoredPacket | undefined> {
+    return this.#run((db) => packets.getPacket(db, project, packetId));
   }
 
   purge(now: Date, retentionDays: number): Promise<PurgeCounts> {
