@@ -3,7 +3,8 @@ import { type AssembledPacket, type ContextItem, PACKET_SECTIONS } from "@kxm/co
 /** Each item's JSON, kept as long as the item object lives (a pool keeps its items until they change). */
 const ITEM_JSON = new WeakMap<ContextItem, Buffer>();
 
-function itemJson(item: ContextItem): Buffer {
+/** The item's JSON as UTF-8 bytes, made once per item object. */
+export function itemJson(item: ContextItem): Buffer {
   let json = ITEM_JSON.get(item);
   if (json === undefined) {
     json = Buffer.from(JSON.stringify(item), "utf8");

@@ -48,6 +48,11 @@ export class PoolCache {
     private readonly log: FastifyBaseLogger,
   ) {}
 
+  /** The feed's `seq` up to which every change has reached the pools (0 before the first sync). */
+  get feedPosition(): number {
+    return this.cursor ?? 0;
+  }
+
   /**
    * Brings every loaded pool up to date with the changes committed before this call, by any process. Concurrent
    * callers share a round that has not started yet, so each waits for one that began after it asked. Resolves

@@ -1,5 +1,5 @@
 // One project's pool: its store items, journal and authored memory, in one index per journal-category set.
-import { PoolIndex } from "@kxm/arbiter";
+import type { PoolIndex } from "@kxm/arbiter";
 import {
   type ContextItem,
   compareCodeUnits,
@@ -20,6 +20,7 @@ import { type Authored, NO_CHECKOUT, readAuthored } from "./authored.js";
 import { ExpiryTracker } from "./expiry.js";
 import { type JournalRecord, toJournalRecord } from "./journal-records.js";
 import { authoredSignature } from "./memory-signature.js";
+import { DigestedIndex } from "./pool-digest.js";
 import {
   NO_RULES,
   strongerReason,
@@ -48,7 +49,8 @@ const INDEX_KEYS: readonly string[] = [
 
 interface IndexSlot {
   readonly categories: ReadonlySet<string>;
-  readonly index: PoolIndex;
+  /** Keeps the digest of its items for packet ids, updated with every change (pool-digest.ts). */
+  readonly index: DigestedIndex;
 }
 
 /** A change to a project's records as the store holds them now, applied to every index it affects. */
@@ -115,7 +117,7 @@ export class ProjectPool {
       for (const { entry, item } of this.journal.values()) {
         if (categories.has(entry.category) && !this.withheld.has(item.id)) items.set(item.id, item);
       }
-      this.slots.set(key, { categories, index: new PoolIndex(items.values()) });
+      this.slots.set(key, { categories, index: new DigestedIndex(items.values()) });
     }
   }
 
@@ -287,6 +289,11 @@ export class ProjectPool {
   /** The index serving a role's packets. */
   indexForRole(role: string): PoolIndex {
     return this.slots.get(categoryKey(rolePolicy(role).journalCategories))!.index;
+  }
+
+  /** The digest of the items of the index serving a role's packets, kept up to date by the index itself. */
+  digestForRole(role: string): string {
+    return this.slots.get(categoryKey(rolePolicy(role).journalCategories))!.index.digest();
   }
 
   /** The index holding the whole pool: every journal category, authored memory and skills. */

@@ -3,11 +3,14 @@ import type { KxmStore, PurgeCounts } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import type { AdminToken } from "./auth.js";
 import { describeError } from "./logging.js";
+import { PacketAuditWriter } from "./packet-audit.js";
 import { PoolCache } from "./pool-cache.js";
 
 /** What every route handler works with: the store, the pools, the clock and the logger. */
 export class HubServices {
   readonly pools: PoolCache;
+  /** Stores each served packet's audit, a turn's packets in one transaction. */
+  readonly packets: PacketAuditWriter;
 
   constructor(
     readonly store: KxmStore,
@@ -18,6 +21,7 @@ export class HubServices {
     readonly version: string,
   ) {
     this.pools = new PoolCache(store, log);
+    this.packets = new PacketAuditWriter(store);
   }
 
   /**
@@ -59,6 +63,9 @@ export class HubServices {
     if (counts.items + counts.runs + counts.journal > 0) {
       const rebuilt = await this.rebuild(await this.pools.sync());
       this.log.info({ event: "retention_purge", ...counts, poolsRebuilt: rebuilt, durationMs: ms(started) });
+    } else if (counts.packets > 0) {
+      // Stored packets feed no pool: nothing to rebuild.
+      this.log.info({ event: "retention_purge", ...counts, poolsRebuilt: 0, durationMs: ms(started) });
     } else {
       this.log.debug({ event: "retention_purge", ...counts, durationMs: ms(started) });
     }

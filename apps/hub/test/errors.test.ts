@@ -141,6 +141,18 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
       call(c.noAdmin.app, "GET", "/v1/projects/demo/items/x/explain", ADMIN_TOKEN),
     not_found: (c) => get(c, "/v1/projects/ghost/items/x/explain"),
   },
+  listPackets: {
+    invalid_request: (c) => get(c, "/v1/projects/demo/packets?cursor=not-a-cursor"),
+    admin_auth_not_configured: (c) => call(c.noAdmin.app, "GET", "/v1/projects/demo/packets", ADMIN_TOKEN),
+    context_limits_exceeded: (c) => get(c, "/v1/projects/demo/packets?limit=51"),
+    not_found: (c) => get(c, "/v1/projects/ghost/packets"),
+  },
+  getPacket: {
+    invalid_request: (c) => get(c, "/v1/projects/demo/packets/pkt_not-hex"),
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "GET", `/v1/projects/demo/packets/pkt_${"0".repeat(32)}`, ADMIN_TOKEN),
+    not_found: (c) => get(c, `/v1/projects/demo/packets/pkt_${"0".repeat(32)}`),
+  },
   startRun: {
     invalid_request: (c) => post(c, "/v1/projects/demo/runs", { workflow: "" }),
     not_found: (c) => post(c, "/v1/projects/ghost/runs", { workflow: "ci" }),

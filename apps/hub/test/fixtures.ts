@@ -132,6 +132,15 @@ export const SAMPLES: Record<RouteName, (context: SampleContext) => Promise<Samp
     params: { project, tombstoneId: await tombstone(app, project) },
     body: { reason: "matrix" },
   }),
+  listPackets: async ({ project }) => ({ params: { project }, query: { limit: "5" } }),
+  getPacket: async ({ app, project, key }) => {
+    const served = await call(app, "POST", `/v1/projects/${project}/context`, key, {
+      role: "planner",
+      task: unique("stored packet"),
+    });
+    if (served.statusCode !== 200) throw new Error(`getContext ${served.statusCode}`);
+    return { params: { project, packetId: served.json().audit.packetId } };
+  },
 };
 
 /** A fresh active revocation of the project (of a reference nothing holds). */

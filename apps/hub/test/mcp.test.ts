@@ -99,10 +99,13 @@ describe("the /mcp endpoint", () => {
     expect(result.isError).toBeFalsy();
     const answer = result.structuredContent as {
       packet: { budgetTokens: number };
-      audit: { selectedIds: string[] };
+      audit: { selectedIds: string[]; packetId: string };
     };
     expect(answer.packet.budgetTokens).toBeGreaterThan(0);
     expect(Array.isArray(answer.audit.selectedIds)).toBe(true);
+    // The agent gets the packet's id, which an operator reads the stored audit by (decision 0016).
+    expect(answer.audit.packetId).toMatch(/^pkt_[0-9a-f]{32}$/);
+    expect(Object.keys(answer.audit).at(-1)).toBe("packetId");
     expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(answer);
     const budgeted = await callTool(http, "kxm_context", {
       project: PROJECT,

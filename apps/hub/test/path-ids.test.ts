@@ -12,7 +12,7 @@ import { ADMIN_TOKEN, createTestHub, projectWithAgent, type TestHub } from "./he
 const MALFORMED_CANDIDATES = ["bad id", "   ", "x".repeat(1_000), "tab\tid"];
 
 /** Well-formed ids that name no record. */
-const MISSING: Record<string, string> = { project: "ghost" };
+const MISSING: Record<string, string> = { project: "ghost", packetId: `pkt_${"0".repeat(32)}` };
 const MISSING_DEFAULT = "missing-record-1";
 
 /**

@@ -92,7 +92,12 @@ async function recallPool(store: KxmStore, project: string): Promise<ContextItem
 async function packet(project: string, token: string, body: Omit<ContextRequest, "project">) {
   const response = await call(hub.app, "POST", `/v1/projects/${project}/context`, token, body);
   expect(response.statusCode, response.body).toBe(200);
-  return response.json();
+  // The packet id is the hub's (stored packets, tested in packets.test.ts); the rest is the plain arbiter's.
+  const { packet: served, audit } = response.json();
+  const { packetId, ...rest } = audit;
+  expect(packetId).toMatch(/^pkt_[0-9a-f]{32}$/);
+  expect(Object.keys(audit).at(-1)).toBe("packetId");
+  return { packet: served, audit: rest };
 }
 
 async function promotedSkill(root: string, work: string, name: string, description: string): Promise<void> {

@@ -69,7 +69,7 @@ describe("retention", () => {
     expect(await historyIds()).toContain(first);
 
     hub.clock.set(new Date(start + 89 * DAY).toISOString());
-    expect(await purgeExpired(hub.app)).toEqual({ items: 0, runs: 0, journal: 0 });
+    expect(await purgeExpired(hub.app)).toEqual({ items: 0, runs: 0, journal: 0, packets: 0 });
     const asOf = await call(
       hub.app,
       "GET",

@@ -30,6 +30,7 @@ export {
   PACKET_SECTIONS,
   type PacketAudit,
   PacketAuditSchema,
+  PacketIdSchema,
   type PacketMemory,
   PacketMemorySchema,
   type PacketSection,
@@ -37,6 +38,8 @@ export {
   RecallItemSchema,
   type RecallResult,
   RecallResultSchema,
+  type StoredPacket,
+  StoredPacketSchema,
   WITHHELD_STATES,
 } from "./packet.js";
 export {

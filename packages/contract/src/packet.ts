@@ -114,8 +114,8 @@ export const NearMissSchema = z.object({
 export type NearMiss = z.infer<typeof NearMissSchema>;
 
 /**
- * How the packet was assembled. `relevance` holds numbers only; `nearMisses` follows it. `memory` comes last, and
- * only in a hub packet of a project with a registered checkout.
+ * How the packet was assembled. `relevance` holds numbers only; `nearMisses` follows it. `memory` comes next, only
+ * in a hub packet of a project with a registered checkout, and `packetId` last, only in a hub packet.
  */
 export const PacketAuditSchema = z.object({
   request: ContextRequestSchema,
@@ -139,6 +139,11 @@ export const PacketAuditSchema = z.object({
    */
   nearMisses: z.array(NearMissSchema),
   memory: PacketMemorySchema.optional(),
+  /**
+   * The hub's packet id (`pkt_` + 32 hex): a content hash of every input of the assembly, the same for the same
+   * inputs. Last, and only in a hub packet: the pure arbiter never sets it.
+   */
+  packetId: z.string().optional(),
 });
 export type PacketAudit = z.infer<typeof PacketAuditSchema>;
 
@@ -165,3 +170,50 @@ export const RecallResultSchema = z.object({
   unresolvedGaps: z.array(z.string()),
 });
 export type RecallResult = z.infer<typeof RecallResultSchema>;
+
+/** A packet id as the hub makes it: `pkt_` and 32 lowercase hex digits. */
+export const PacketIdSchema = z
+  .string()
+  .regex(/^pkt_[0-9a-f]{32}$/, "must be pkt_ followed by 32 lowercase hex digits");
+
+/** A stored packet's request: the audit's echo with the task replaced by its length in characters. */
+const StoredPacketRequestSchema = ContextRequestSchema.omit({ task: true }).extend({ taskChars: z.int() });
+
+/**
+ * A stored packet's audit: the packet's audit without the task text (`request.taskChars` instead) and without
+ * `packetId` (the stored packet's own key). Every other key of the audit is kept as the hub served it.
+ */
+const StoredPacketAuditSchema = z.object({
+  request: StoredPacketRequestSchema,
+  ...PacketAuditSchema.omit({ request: true, packetId: true }).shape,
+});
+
+/**
+ * What the hub keeps of each packet it served, one per packet id and project: never the task text or an item's
+ * body. `requestSha256` is the SHA-256 of the request's JSON (task included) as the audit echoed it, so a replay
+ * given the task can check it is the same request; `changeSeq` is the store's change-feed position the pool had
+ * caught up with when the packet was first assembled, at `firstServedAt` (decision 0016).
+ */
+export const StoredPacketSchema = z.object({
+  packetId: z.string(),
+  project: z.string(),
+  /** The request's `runId`, or null. */
+  runId: z.string().nullable(),
+  rankerVersion: z.string(),
+  requestSha256: z.string(),
+  changeSeq: z.int(),
+  firstServedAt: z.string(),
+  lastServedAt: z.string(),
+  timesServed: z.int(),
+  /** The ids each packet section held, in `PACKET_SECTIONS` order. */
+  sections: z.object({
+    contradictions: z.array(z.string()),
+    currentState: z.array(z.string()),
+    knowledge: z.array(z.string()),
+    evidence: z.array(z.string()),
+    episodes: z.array(z.string()),
+    skills: z.array(z.string()),
+  }),
+  audit: StoredPacketAuditSchema,
+});
+export type StoredPacket = z.infer<typeof StoredPacketSchema>;

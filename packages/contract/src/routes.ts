@@ -11,7 +11,7 @@ import {
 import { ContextItemSchema } from "./item.js";
 import { JournalEntrySchema, JournalReviewSchema } from "./journal.js";
 import { LIMITS } from "./limits.js";
-import { AssembledPacketSchema, RecallResultSchema } from "./packet.js";
+import { AssembledPacketSchema, PacketIdSchema, RecallResultSchema, StoredPacketSchema } from "./packet.js";
 import { ContextRequestSchema, RecallRequestSchema } from "./request.js";
 import {
   ReasonBodySchema,
@@ -598,6 +598,38 @@ export const ROUTES = {
       "context_limits_exceeded",
       "not_found",
     ],
+  },
+  listPackets: {
+    method: "GET",
+    path: "/v1/projects/:project/packets",
+    summary: "The project's stored packet audits, last served first, paged (admin or operator)",
+    auth: "operator",
+    params: ProjectParams,
+    query: z.strictObject({
+      runId: IdSchema.optional(),
+      limit: z.coerce.number().int().min(1).max(50).optional(),
+      cursor: z.string().min(1).max(256).optional(),
+    }),
+    status: 200,
+    response: z.object({ packets: z.array(StoredPacketSchema), nextCursor: z.string().optional() }),
+    errors: [
+      ...AUTH_ERRORS,
+      "admin_auth_not_configured",
+      "invalid_request",
+      "context_limits_exceeded",
+      "not_found",
+    ],
+  },
+  getPacket: {
+    method: "GET",
+    path: "/v1/projects/:project/packets/:packetId",
+    summary:
+      "One stored packet audit by packet id: what was selected, why, and from which inputs (admin or operator)",
+    auth: "operator",
+    params: z.strictObject({ project: ProjectIdSchema, packetId: PacketIdSchema }),
+    status: 200,
+    response: z.object({ packet: StoredPacketSchema }),
+    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
   },
 } as const satisfies Record<string, RouteDefinition>;
 

@@ -261,3 +261,36 @@ export const tombstones = sqliteTable(
     check("tombstones_kind_check", sql`kind in ('item', 'journal', 'authored')`),
   ],
 );
+
+/**
+ * The audit of every packet a hub served, one row per project and packet id (a content hash of the packet's
+ * inputs, so serving the same packet again only moves `last_served_at` and counts it). Never the task text or an
+ * item's body: `audit` is the packet's audit with the task replaced by its length (decision 0016). Retention
+ * deletes a row not served for the retention period; removing the project deletes its rows.
+ */
+export const packetAudits = sqliteTable(
+  "packet_audits",
+  {
+    project: text("project")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    packetId: text("packet_id").notNull(),
+    runId: text("run_id"),
+    rankerVersion: text("ranker_version").notNull(),
+    requestSha256: text("request_sha256").notNull(),
+    /** The change-feed position the serving pool had caught up with at the first assembly. */
+    changeSeq: integer("change_seq").notNull(),
+    firstServedAt: text("first_served_at").notNull(),
+    lastServedAt: text("last_served_at").notNull(),
+    timesServed: integer("times_served").notNull(),
+    /** The ids each packet section held. */
+    sections: text("sections", { mode: "json" }).$type<Record<string, string[]>>().notNull(),
+    audit: text("audit", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project, t.packetId] }),
+    index("packet_audits_served_idx").on(t.project, t.lastServedAt, t.packetId),
+    index("packet_audits_run_idx").on(t.project, t.runId, t.lastServedAt, t.packetId),
+    index("packet_audits_retention_idx").on(t.lastServedAt),
+  ],
+);

@@ -11,6 +11,7 @@ import type {
   ReviewedJournalEntry,
   Revocation,
   RunRecord,
+  StoredPacket,
   Tombstone,
 } from "@kxm/contract";
 
@@ -217,6 +218,40 @@ export interface PurgeCounts {
   items: number;
   runs: number;
   journal: number;
+  /** Stored packet audits not served within the retention period. */
+  packets: number;
+}
+
+/** One packet a hub served, to record (see {@link KxmStore.recordPackets}). */
+export interface PacketRecordInput {
+  project: string;
+  /** `pkt_` + 32 hex: the hash of the packet's inputs. */
+  packetId: string;
+  runId: string | null;
+  rankerVersion: string;
+  /** SHA-256 (hex) of the request's JSON as the audit echoed it. */
+  requestSha256: string;
+  /** The change-feed position the pool had caught up with when it assembled the packet. */
+  changeSeq: number;
+  /** The ids each packet section held. */
+  sections: StoredPacket["sections"];
+  /** The audit without the task text: `request.taskChars` in its place, no `packetId`. */
+  audit: StoredPacket["audit"];
+  servedAt: Date;
+}
+
+export interface PacketPageOptions {
+  runId?: string;
+  /** 1 to 50. */
+  limit: number;
+  /** The `nextCursor` of the previous page. */
+  before?: string;
+}
+
+export interface PacketPage {
+  packets: StoredPacket[];
+  /** Present when packets served earlier remain. */
+  nextCursor?: string;
 }
 
 /**
@@ -365,8 +400,20 @@ export interface KxmStore {
   withholdRules(project: string): Promise<WithholdRules>;
 
   /**
+   * Records packets served, in one transaction (a hub writes one event-loop turn's packets at once): a new
+   * (project, packet id) gets a row; a known one gets the later last-served time and one more serving, and keeps
+   * its first audit. An unknown project rejects the whole batch.
+   */
+  recordPackets(records: readonly PacketRecordInput[]): Promise<void>;
+  /** The project's stored packets, last served first, `limit` (1..50) at a time; pass `nextCursor` as `before`. */
+  listPackets(project: string, options: PacketPageOptions): Promise<PacketPage>;
+  /** One stored packet of the project, or undefined. */
+  getPacket(project: string, packetId: string): Promise<StoredPacket | undefined>;
+
+  /**
    * Deletes superseded state and consumed proposals whose validUntil is more than `retentionDays` before `now`,
-   * and terminal runs that finished before then with their journal entries and episode. One transaction.
+   * terminal runs that finished before then with their journal entries and episode, and stored packets last served
+   * before then. One transaction.
    */
   purge(now: Date, retentionDays: number): Promise<PurgeCounts>;
 

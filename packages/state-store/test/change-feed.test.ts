@@ -146,7 +146,12 @@ describe("the change feed", () => {
 
     // 7 days of retention at T0 + 10 days + 1 s: the first value's proposal closed at T0 + 1 s, so it goes, and
     // so do the changes written before the horizon (T0 + 3 days + 1 s): the two projects and the first promotion.
-    expect(await store.purge(at(T0, 10 * DAY + 1_000), 7)).toEqual({ items: 1, runs: 0, journal: 0 });
+    expect(await store.purge(at(T0, 10 * DAY + 1_000), 7)).toEqual({
+      items: 1,
+      runs: 0,
+      journal: 0,
+      packets: 0,
+    });
     expect(await store.getItem("demo", old.consumed.id)).toBeUndefined();
     const batch = await store.changesSince(4);
     expect(batch.head).toBe(7);
@@ -161,7 +166,7 @@ describe("the change feed", () => {
 
     // Everything is past the horizon: every change but the newest goes (pruning comes before this purge's own
     // change), and the head stays.
-    expect(await store.purge(at(T0, 1_000 * DAY), 7)).toEqual({ items: 2, runs: 0, journal: 0 });
+    expect(await store.purge(at(T0, 1_000 * DAY), 7)).toEqual({ items: 2, runs: 0, journal: 0, packets: 0 });
     const head = await store.changeHead();
     expect(head).toBe(8);
     expect(await store.changesSince(head)).toEqual({ head, reset: false, changes: [] });

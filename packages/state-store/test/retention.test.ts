@@ -34,6 +34,7 @@ describe("retention", () => {
       items: 1,
       runs: 0,
       journal: 0,
+      packets: 0,
     });
     expect(await store.getItem("demo", a.consumed.id)).toBeUndefined();
     expect(await store.currentState("demo", "k", at(T0, 5 * DAY))).toEqual([b.superseded[0]]);
@@ -42,6 +43,7 @@ describe("retention", () => {
       items: 2,
       runs: 0,
       journal: 0,
+      packets: 0,
     });
     // As-of before the purge horizon now finds nothing; the current value and the open proposal stay.
     expect(await store.currentState("demo", "k", at(T0, 5 * DAY))).toEqual([]);
@@ -51,6 +53,7 @@ describe("retention", () => {
       items: 0,
       runs: 0,
       journal: 0,
+      packets: 0,
     });
   });
 
@@ -76,11 +79,13 @@ describe("retention", () => {
       items: 0,
       runs: 0,
       journal: 0,
+      packets: 0,
     });
     expect(await store.purge(new Date(finished + RETENTION + 1), DEFAULT_RETENTION_DAYS)).toEqual({
       items: 2,
       runs: 2,
       journal: 4,
+      packets: 0,
     });
     expect(await store.getRun("demo", "old")).toBeUndefined();
     expect(await store.getItem("demo", "episode_old")).toBeUndefined();
@@ -103,10 +108,20 @@ describe("retention", () => {
     await proposeAndPromote(store, "k", "A", at(T0, 1000));
     const b = await proposeAndPromote(store, "k", "B", at(T0, 2000));
     // A's proposal closed at 1 000 ms; A itself and B's proposal at 2 000 ms.
-    expect(await store.purge(at(T0, 1000 + 7 * DAY), 7)).toEqual({ items: 0, runs: 0, journal: 0 });
-    expect(await store.purge(at(T0, 1001 + 7 * DAY), 7)).toEqual({ items: 1, runs: 0, journal: 0 });
-    expect(await store.purge(at(T0, 2000), 0)).toEqual({ items: 0, runs: 0, journal: 0 });
-    expect(await store.purge(at(T0, 2001), 0)).toEqual({ items: 2, runs: 0, journal: 0 });
+    expect(await store.purge(at(T0, 1000 + 7 * DAY), 7)).toEqual({
+      items: 0,
+      runs: 0,
+      journal: 0,
+      packets: 0,
+    });
+    expect(await store.purge(at(T0, 1001 + 7 * DAY), 7)).toEqual({
+      items: 1,
+      runs: 0,
+      journal: 0,
+      packets: 0,
+    });
+    expect(await store.purge(at(T0, 2000), 0)).toEqual({ items: 0, runs: 0, journal: 0, packets: 0 });
+    expect(await store.purge(at(T0, 2001), 0)).toEqual({ items: 2, runs: 0, journal: 0, packets: 0 });
     expect(await store.liveItems("demo")).toEqual([b.state]);
   });
 
@@ -116,6 +131,6 @@ describe("retention", () => {
       await expect(store.purge(at(T0), days)).rejects.toMatchObject({ code: "invalid_request" });
     }
     await expect(store.purge(new Date(Number.NaN), 90)).rejects.toMatchObject({ code: "invalid_request" });
-    expect(await store.purge(at(T0), 10_000_000)).toEqual({ items: 0, runs: 0, journal: 0 });
+    expect(await store.purge(at(T0), 10_000_000)).toEqual({ items: 0, runs: 0, journal: 0, packets: 0 });
   });
 });

@@ -35,6 +35,7 @@ describe("schema module", () => {
       "journal_entries",
       "journal_reviews",
       "operator_credentials",
+      "packet_audits",
       "projects",
       "revocations",
       "runs",

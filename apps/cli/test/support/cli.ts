@@ -36,6 +36,8 @@ export const COMMAND_IDS = [
   "context:explain",
   "context:forget",
   "context:get",
+  "context:packet",
+  "context:packets",
   "context:promote",
   "context:propose",
   "context:recall",

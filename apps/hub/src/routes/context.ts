@@ -9,6 +9,8 @@ import {
 } from "@kxm/contract";
 import { explainLineage } from "@kxm/provenance";
 import { reviewDueGaps } from "../expiry.js";
+import { type PacketInputs, packetIdOf, packetRecord, withPacketId } from "../packet-audit.js";
+import { poolDigest } from "../pool-digest.js";
 import type { ProjectPool } from "../project-pool.js";
 import type { HubServices } from "../services.js";
 import { withheldGaps } from "../withheld.js";
@@ -71,6 +73,21 @@ function withAuthored(
 }
 
 /**
+ * The packet with its id (the audit's last key), once its audit is stored: the id hashes the request, the pool's
+ * digest and the other inputs, and the store keeps the audit without the task text (packet-audit.ts).
+ */
+async function keepPacket(
+  hub: HubServices,
+  assembled: AssembledPacket,
+  inputs: PacketInputs,
+): Promise<AssembledPacket> {
+  const packetId = packetIdOf(assembled.audit, inputs);
+  const kept = withPacketId(assembled, packetId);
+  await hub.packets.record(packetRecord(kept, packetId, hub.pools.feedPosition, hub.now()));
+  return kept;
+}
+
+/**
  * Assembles a packet for the path's project. Without `runId` and `stage` it is served from the role's index; with
  * either, the journal items are filtered to that run and stage and the plain `assemblePacket` assembles base items
  * plus those (docs/reference/behaviour.md section 9 point 3). Logs sizes and counts, never the task.
@@ -88,11 +105,14 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
   // What a rule below the arbiter withheld from this packet: counted in its gaps, and a near miss when it matches.
   const withheld = pool.withheldItems(categories, filter);
   const options = { contradictionIds: pool.openContradictionIds(), withheld };
+  let digest: string;
   if (body.runId !== undefined || body.stage !== undefined) {
-    const journal = pool.journalItems(categories, filter);
-    assembled = assemblePacket([...pool.baseItems(), ...journal], request, options);
+    const items = [...pool.baseItems(), ...pool.journalItems(categories, filter)];
+    assembled = assemblePacket(items, request, options);
+    digest = poolDigest(items);
   } else {
     assembled = pool.indexForRole(body.role).assemble(request, options);
+    digest = pool.digestForRole(body.role);
   }
   // Withheld items (decisions 0017 and 0018) are counted after every other gap, then the review-due ones.
   const gaps = [
@@ -101,6 +121,14 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
   ];
   const memory = pool.authoredMemory();
   if (gaps.length > 0 || memory !== undefined) assembled = withAuthored(assembled, gaps, memory);
+  // The hub's own gaps (authored memory, withheld, review due) are inputs too: they change the packet's bytes.
+  const withheldInputs: PacketInputs["withheld"] = withheld.map(({ item, reason }) => [item.id, reason]);
+  assembled = await keepPacket(hub, assembled, {
+    pool: digest,
+    contradictions: options.contradictionIds,
+    withheld: withheldInputs,
+    hubGaps: gaps,
+  });
   const { packet, audit } = assembled;
   log.info({
     event: "context_assembled",
@@ -113,6 +141,7 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
     estimatedTokens: packet.estimatedTokens,
     budgetTokens: packet.budgetTokens,
     gaps: packet.unresolvedGaps,
+    packetId: audit.packetId,
     durationMs: Math.round((performance.now() - started) * 10) / 10,
   });
   return assembled;

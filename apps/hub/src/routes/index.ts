@@ -13,6 +13,7 @@ import {
   updateProject,
 } from "./admin.js";
 import { explain, getContext, recall } from "./context.js";
+import { getPacket, listPackets } from "./packets.js";
 import { appendJournal, episodes, finishRun, startRun } from "./runs.js";
 import { contradictions, getState, promoteState, proposeState, stateHistory } from "./state.js";
 import type { RouteHandlers } from "./types.js";
@@ -53,4 +54,6 @@ export const HANDLERS: RouteHandlers = {
   forget,
   listTombstones,
   unforget,
+  listPackets,
+  getPacket,
 };

@@ -1,6 +1,6 @@
 import { compareCodeUnits, KxmError } from "@kxm/contract";
 import { and, type Column, eq, exists, inArray, isNotNull, lt, ne } from "drizzle-orm";
-import { items, journalEntries, runs } from "../schema.js";
+import { items, journalEntries, packetAudits, runs } from "../schema.js";
 import { DAY_MS, isoTime } from "../time.js";
 import type { PurgeCounts } from "../types.js";
 import { appendChange, pruneChanges } from "./changes.js";
@@ -20,9 +20,9 @@ function purgeHorizon(now: Date, retentionDays: number): string {
 
 /**
  * Deletes, in one transaction, superseded state and closed (consumed) proposals whose `validUntil` is before the
- * horizon, and terminal runs that finished before it with their journal entries and episode. Each project that
- * lost a record gets one `purge` change (its readers rebuild it), and the change feed's entries from before the
- * horizon go too.
+ * horizon, terminal runs that finished before it with their journal entries and episode, and stored packets last
+ * served before it. Each project that lost a record other than a stored packet gets one `purge` change (its readers
+ * rebuild it), and the change feed's entries from before the horizon go too.
  */
 export function purge(db: Db, now: Date, retentionDays: number): PurgeCounts {
   const horizon = purgeHorizon(now, retentionDays);
@@ -67,10 +67,17 @@ export function purge(db: Db, now: Date, retentionDays: number): PurgeCounts {
       .where(and(ne(runs.status, "running"), lt(runs.finishedAt, horizon)))
       .returning({ project: runs.project })
       .all();
+    // A stored packet changes no pool, packet or recall: its purge appends no change.
+    const packets = db.delete(packetAudits).where(lt(packetAudits.lastServedAt, horizon)).run().changes;
     const touched = new Set([...state, ...episodes, ...journal, ...finished].map((row) => row.project));
     const at = isoTime(now, "now");
     pruneChanges(db, horizon);
     for (const project of [...touched].sort(compareCodeUnits)) appendChange(db, project, "purge", [], at);
-    return { items: state.length + episodes.length, runs: finished.length, journal: journal.length };
+    return {
+      items: state.length + episodes.length,
+      runs: finished.length,
+      journal: journal.length,
+      packets,
+    };
   });
 }

@@ -9,6 +9,7 @@ import {
   type ReviewedJournalEntry,
   type Revocation,
   type RunRecord,
+  type StoredPacket,
   type Tombstone,
 } from "@kxm/contract";
 import type Database from "better-sqlite3";
@@ -24,6 +25,9 @@ import type {
   KxmStore,
   LiftInput,
   OperatorIdentity,
+  PacketPage,
+  PacketPageOptions,
+  PacketRecordInput,
   PurgeCounts,
   RemovedProject,
   ReviewJournalInput,
@@ -43,6 +47,7 @@ import { listEpisodes } from "./episodes.js";
 import { findItem, liveItems } from "./items.js";
 import * as journal from "./journal.js";
 import * as operators from "./operators.js";
+import * as packets from "./packets.js";
 import * as projects from "./projects.js";
 import { purge } from "./retention.js";
 import * as reviews from "./reviews.js";
@@ -213,6 +218,15 @@ export class SqliteKxmStore implements KxmStore {
   }
   withholdRules(project: string): Promise<WithholdRules> {
     return this.#run((db) => withhold.withholdRules(db, project));
+  }
+  recordPackets(records: readonly PacketRecordInput[]): Promise<void> {
+    return this.#run((db) => packets.recordPackets(db, records));
+  }
+  listPackets(project: string, options: PacketPageOptions): Promise<PacketPage> {
+    return this.#run((db) => packets.listPackets(db, project, options));
+  }
+  getPacket(project: string, packetId: string): Promise<StoredPacket | undefined> {
+    return this.#run((db) => packets.getPacket(db, project, packetId));
   }
 
   purge(now: Date, retentionDays: number): Promise<PurgeCounts> {
