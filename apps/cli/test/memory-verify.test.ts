@@ -248,3 +248,64 @@ describe("kxm memory validate and brief with dates", () => {
     );
   });
 });
+
+describe("kxm context propose with dates", () => {
+  test("--expires-at and --review-by reach the proposal; a past expiry is invalid_state_proposal", {
+    timeout: 60_000,
+  }, async () => {
+    const hub = await startTestHub(ADMIN);
+    hubs.push(hub);
+    const created = await fetch(`${hub.url}/v1/projects`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: JSON.stringify({ id: "demo" }),
+    });
+    expect(created.status).toBe(201);
+    const cwd = await gitRepo();
+    const env = { KXM_AUTH_TOKEN: ADMIN, KXM_HUB_URL: hub.url };
+    const flags = [
+      "--key",
+      "release.branch",
+      "--summary",
+      "Releases are cut from main",
+      "--authority",
+      "evidence",
+    ];
+    const more = ["--confidence", "verified", "--evidence", "pr:12"];
+    const proposed = await kxm(
+      [
+        "context",
+        "propose",
+        "demo",
+        ...flags,
+        ...more,
+        "--review-by",
+        "2999-01-01T00:00:00Z",
+        "--expires-at",
+        "2999-02-01T00:00:00Z",
+        "--json",
+      ],
+      { cwd, env },
+    );
+    expect(proposed.code, proposed.stderr).toBe(0);
+    const { proposalId } = json<{ proposalId: string }>(proposed);
+    const history = await fetch(`${hub.url}/v1/projects/demo/state/release.branch/history`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    const body = (await history.json()) as {
+      items: Array<{ id: string; expiresAt?: string; reviewBy?: string }>;
+    };
+    expect(body.items.find((item) => item.id === proposalId)).toMatchObject({
+      expiresAt: "2999-02-01T00:00:00Z",
+      reviewBy: "2999-01-01T00:00:00Z",
+    });
+    const past = await kxm(
+      ["context", "propose", "demo", ...flags, ...more, "--expires-at", "2000-01-01T00:00:00Z", "--json"],
+      {
+        cwd,
+        env,
+      },
+    );
+    expectJsonFailure(past, "invalid_state_proposal", /expiresAt/);
+  });
+});

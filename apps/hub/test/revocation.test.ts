@@ -1,8 +1,12 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import type { ContextItem } from "@kxm/contract";
 import { deriveContextItem, summarizeContextItems } from "@kxm/provenance";
 import { factText } from "@kxm/test-support";
@@ -381,9 +385,40 @@ describe("isolation between projects", () => {
   });
 });
 
-describe("a second hub on the same database", () => {
+/** A second hub in a process of its own (the built hub), on the same database file; resolves to its URL. */
+async function secondHubProcess(): Promise<{ url: string; child: ChildProcess }> {
+  const dist = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+  expect(existsSync(dist), "build first: pnpm --filter @kxm/hub... run build").toBe(true);
+  const script = [
+    `import { readHubEnv, serveHub } from ${JSON.stringify(dist)};`,
+    "await serveHub({ env: readHubEnv() });",
+  ].join("\n");
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      KXM_AUTH_TOKEN: ADMIN_TOKEN,
+      KXM_DB_PATH: join(dir, "kxm.db"),
+      KXM_HOST: "127.0.0.1",
+      KXM_PORT: "0",
+      KXM_LOG_LEVEL: "info",
+      KXM_RATE_LIMIT: "1000000",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const event = JSON.parse(line) as { event?: string; url?: string };
+      if (event.event === "hub_listening" && event.url !== undefined) resolve(event.url);
+    });
+    child.on("exit", () => reject(new Error("the second hub exited before listening")));
+  });
+  return { url, child };
+}
+
+describe("a second hub process on the same database", () => {
   test("sees a revocation made through the first, and its lifting, through the change feed", async () => {
-    const second = await serveLoopbackHub(dir, ADMIN_TOKEN, { KXM_RATE_LIMIT: "1000000" });
+    const second = await secondHubProcess();
     try {
       expect(await view("alpha", agentA, second.url)).toEqual(baseline);
       const { revocation } = await ok("POST", "/v1/projects/alpha/revocations", ADMIN_TOKEN, {
@@ -397,9 +432,11 @@ describe("a second hub on the same database", () => {
       await ok("POST", `/v1/projects/alpha/revocations/${revocation.id}/lift`, ADMIN_TOKEN, { reason: "ok" });
       expect(await view("alpha", agentA, second.url)).toEqual(baseline);
     } finally {
-      await second.close();
+      const exited = new Promise((resolve) => second.child.on("exit", resolve));
+      second.child.kill("SIGTERM");
+      await exited;
     }
-  });
+  }, 60_000);
 });
 
 describe("forgetting", () => {

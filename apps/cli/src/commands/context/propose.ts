@@ -49,6 +49,13 @@ export default class ContextPropose extends KxmCommand {
       multiple: true,
       multipleNonGreedy: true,
     }),
+    "expires-at": Flags.string({
+      description: "When the value stops holding (ISO 8601 with a zone): withheld from packets from then on",
+    }),
+    "review-by": Flags.string({
+      description:
+        "When the value is due for review (ISO 8601 with a zone): still served, listed as review_due",
+    }),
     hub: hubFlag,
   };
 
@@ -64,6 +71,8 @@ export default class ContextPropose extends KxmCommand {
         confidence: flags.confidence as Confidence,
         evidenceRefs: flags.evidence,
         ...(flags.supersedes === undefined ? {} : { supersedes: flags.supersedes }),
+        ...(flags["expires-at"] === undefined ? {} : { expiresAt: flags["expires-at"] }),
+        ...(flags["review-by"] === undefined ? {} : { reviewBy: flags["review-by"] }),
       },
     });
     this.say(`Proposed ${answer.proposalId} for ${flags.key}`);
