@@ -200,6 +200,8 @@ describe("executeRun", () => {
     const { root, out } = await project({});
     const command = JSON.stringify([process.execPath, FAKE_AGENT, "--sleep", "60000", "--stubborn"]);
     await put(root, ".kxm/agents.yaml", `default:\n  command: ${command}\n  timeoutSeconds: 1\n`);
+    // The same stubborn agent would distil after the run, and take its own time limit and grace again.
+    await put(root, ".kxm/learning.yaml", "distill:\n  enabled: false\n");
     commitAll(root, "slow agent");
     const started = Date.now();
     const executed = await executeRun(options(root, out));
@@ -220,6 +222,7 @@ describe("executeRun", () => {
       ".kxm/agents.yaml",
       `default:\n  command: [sh, -c, "sleep 60 & echo started"]\n  timeoutSeconds: 1\n`,
     );
+    await put(root, ".kxm/learning.yaml", "distill:\n  enabled: false\n");
     commitAll(root, "agent with a background child");
     const started = Date.now();
     const executed = await executeRun(options(root, out));
