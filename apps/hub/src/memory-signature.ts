@@ -1,7 +1,7 @@
 // Stat signatures of a checkout's memory folders and git files: when they are equal, nothing needs re-reading.
 import { type BigIntStats, type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { authoredMemoryDirs, kxmDir } from "@kxm/memory-git";
+import { authoredMemoryDirs, KXM_PATHS, kxmDir } from "@kxm/memory-git";
 
 /** A file changed less than this long ago may change again within its timestamp's resolution. */
 const RACY_MS = 3_000;
@@ -70,7 +70,7 @@ function statPart(path: string, racyBefore: bigint): string | undefined {
 
 /**
  * The stat signature of what a checkout's served memory depends on: {@link memorySignature} (the work tree, for
- * what is withheld), and the git files a commit, a checkout, an amend, a reset or a staging rewrites: `HEAD` and
+ * what is withheld), the `.kxm/memory-checks.json` record, and the git files a commit, a checkout, an amend, a reset or a staging rewrites: `HEAD` and
  * its text, the branch file it names, `packed-refs` and the index. Without a repository, the checkout's `.git`
  * entry stands in, so a `git init` there is noticed. Undefined when any part is undefined.
  */
@@ -83,7 +83,8 @@ export function authoredSignature(
   if (memory === undefined) return undefined;
   const racyBefore = BigInt(Math.floor(nowMs) - RACY_MS) * 1_000_000n;
   // The `.kxm` entry itself, so that one replaced by a file or a dangling link is noticed even without memory.
-  const paths: string[] = [kxmDir(root)];
+  // The check record too: its work-tree state is a `memory_withheld` gap, like a memory file's.
+  const paths: string[] = [kxmDir(root), join(root, KXM_PATHS.memoryChecks)];
   let head = "";
   if (dirs === undefined) paths.push(join(root, ".git"));
   else {

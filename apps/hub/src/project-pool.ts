@@ -12,22 +12,17 @@ import {
   type ProjectRecord,
   ROLE_POLICIES,
   rolePolicy,
+  type WithheldReason,
 } from "@kxm/contract";
 import { gitDirectories } from "@kxm/memory-git";
-import { findContradictions, type WithholdRules } from "@kxm/state-store";
+import { findContradictions, type StateContradiction, type WithholdRules } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import { type Authored, NO_CHECKOUT, readAuthored } from "./authored.js";
 import { ExpiryTracker } from "./expiry.js";
 import { type JournalRecord, toJournalRecord } from "./journal-records.js";
 import { authoredSignature } from "./memory-signature.js";
 import { DigestedIndex } from "./pool-digest.js";
-import {
-  NO_RULES,
-  strongerReason,
-  type WithheldItem,
-  type WithheldReason,
-  WithholdMatcher,
-} from "./withheld.js";
+import { NO_RULES, type WithheldItem, WithholdMatcher } from "./withheld.js";
 
 /** The key of a set of journal categories: the categories in catalogue order, comma-separated. */
 function categoryKey(categories: Iterable<JournalCategory>): string {
@@ -154,9 +149,9 @@ export class ProjectPool {
     return out.sort((a, b) => compareCodeUnits(a.item.id, b.item.id));
   }
 
-  /** A withheld item of the pool by id (explain still finds it), or undefined. */
-  withheldItem(id: string): ContextItem | undefined {
-    return this.withheld.get(id)?.item;
+  /** A withheld item of the pool by id with its reason (explain still finds it), or undefined. */
+  withheldItem(id: string): WithheldItem | undefined {
+    return this.withheld.get(id);
   }
 
   /** An authored fact or skill of the checkout by id, served or withheld, or undefined. */
@@ -170,24 +165,18 @@ export class ProjectPool {
   }
 
   /**
-   * Recomputes the withheld set: the rules over the whole pool (the derivedFrom cascade needs all of it), then the
-   * timed verdicts, the stronger reason winning where both apply.
+   * Recomputes the withheld set over the whole pool (the derivedFrom cascade needs all of it): the rules and the
+   * timed verdicts, and what derives from an item either withholds, the stronger reason winning where several
+   * apply.
    */
   private computeWithheld(): void {
     this.withheld.clear();
-    if (!this.matcher.empty) {
-      const all = new Map<string, ContextItem>();
-      for (const item of this.allItems()) all.set(item.id, item);
-      for (const [id, reason] of this.matcher.withhold(all.values())) {
-        const item = all.get(id);
-        if (item !== undefined) this.withheld.set(id, { item, reason });
-      }
-    }
-    for (const [id, reason] of this.timed) {
-      const item = this.storeItems.get(id) ?? this.authoredItem(id);
-      if (item === undefined) continue;
-      const before = this.withheld.get(id)?.reason;
-      this.withheld.set(id, { item, reason: before === undefined ? reason : strongerReason(before, reason) });
+    if (this.matcher.empty && this.timed.size === 0) return;
+    const all = new Map<string, ContextItem>();
+    for (const item of this.allItems()) all.set(item.id, item);
+    for (const [id, reason] of this.matcher.withhold(all.values(), this.timed)) {
+      const item = all.get(id);
+      if (item !== undefined) this.withheld.set(id, { item, reason });
     }
   }
 
@@ -284,6 +273,26 @@ export class ProjectPool {
       this.stateContradictions = { generation: this.itemGeneration, ids };
     }
     return [...this.stateContradictions.ids, ...this.contradictionJournalIds()];
+  }
+
+  /**
+   * Open contradictions as agents may see them: the store's state contradictions and the journal's, without the
+   * ids the pool withholds; a key left with fewer than two competing items is no longer one. The wiki and the
+   * contradictions route answer this, so neither names what no packet serves (decision 0017).
+   */
+  servedContradictions(state: readonly StateContradiction[]): {
+    state: StateContradiction[];
+    journal: string[];
+  } {
+    const journal = this.contradictionJournalIds();
+    if (this.withheld.size === 0) return { state: [...state], journal };
+    const served = (id: string) => !this.withheld.has(id);
+    return {
+      state: state
+        .map((contradiction) => ({ ...contradiction, itemIds: contradiction.itemIds.filter(served) }))
+        .filter((contradiction) => contradiction.itemIds.length > 1),
+      journal: journal.filter(served),
+    };
   }
 
   /** The index serving a role's packets. */

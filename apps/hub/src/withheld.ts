@@ -1,11 +1,13 @@
 // Items the hub keeps out of every packet and recall by a rule below the arbiter (decision 0017), and the gaps
 // that count them. H3's rules (revoked, forgotten) live here; expiry and checks add theirs with the same reasons.
-import type { ContextItem, Revocation, Tombstone } from "@kxm/contract";
+import {
+  type ContextItem,
+  type Revocation,
+  type Tombstone,
+  WITHHELD_REASONS,
+  type WithheldReason,
+} from "@kxm/contract";
 import { contentSha256, type WithholdRules } from "@kxm/state-store";
-
-/** Why an item is withheld, in precedence order: when an item has several, the first wins. */
-const WITHHELD_REASONS = ["revoked", "forgotten", "expired", "check_failed"] as const;
-export type WithheldReason = (typeof WITHHELD_REASONS)[number];
 
 /** A withheld item and its reason. */
 export interface WithheldItem {
@@ -13,16 +15,11 @@ export interface WithheldItem {
   readonly reason: WithheldReason;
 }
 
-/** The reason that wins between two: the earlier in {@link WITHHELD_REASONS}. */
-export function strongerReason(a: WithheldReason, b: WithheldReason): WithheldReason {
-  return WITHHELD_REASONS.indexOf(a) <= WITHHELD_REASONS.indexOf(b) ? a : b;
-}
-
-/** The first reason of the two in precedence order; undefined only when both are. */
+/** The first reason of the two in precedence order ({@link WITHHELD_REASONS}); undefined only when both are. */
 function firstReason(a: WithheldReason | undefined, b: WithheldReason | undefined) {
   if (a === undefined) return b;
   if (b === undefined) return a;
-  return strongerReason(a, b);
+  return WITHHELD_REASONS.indexOf(a) <= WITHHELD_REASONS.indexOf(b) ? a : b;
 }
 
 /**
@@ -112,18 +109,22 @@ export class WithholdMatcher {
   }
 
   /**
-   * Every withheld item of a pool with its reason: those the rules name directly, then, transitively, every item
-   * whose `provenance.derivedFrom` names a withheld item or a revoked or forgotten id the pool no longer holds (a
-   * summary or a derived item of a withheld source never comes back). An item reached several ways takes the
-   * first reason in precedence order.
+   * Every withheld item of a pool with its reason: those the rules name directly or `timed` names (expired, a
+   * failed check: decision 0018), then, transitively, every item whose `provenance.derivedFrom` names a withheld
+   * item or a revoked or forgotten id the pool no longer holds (a summary or a derived item of a withheld source
+   * never comes back, whatever withheld the source). An item reached several ways takes the first reason in
+   * precedence order. An id of `timed` that is not among `items` withholds nothing.
    */
-  withhold(items: Iterable<ContextItem>): Map<string, WithheldReason> {
+  withhold(
+    items: Iterable<ContextItem>,
+    timed: ReadonlyMap<string, WithheldReason> = new Map(),
+  ): Map<string, WithheldReason> {
     const withheld = new Map<string, WithheldReason>();
-    if (this.empty) return withheld;
+    if (this.empty && timed.size === 0) return withheld;
     const dependents = new Map<string, ContextItem[]>();
     const queue: string[] = [];
     for (const item of items) {
-      const reason = this.direct(item);
+      const reason = firstReason(this.direct(item), timed.get(item.id));
       if (reason !== undefined) {
         withheld.set(item.id, reason);
         queue.push(item.id);

@@ -145,6 +145,21 @@ describe("the hub serves memory as committed at HEAD", () => {
     expect(served.memory.withheld).toEqual([{ path: ".kxm/memory/release.md", state: "modified" }]);
   });
 
+  test("an uncommitted .kxm/memory-checks.json is withheld and named like a memory file", async () => {
+    await hub.start();
+    const { root, key } = await checkout();
+    const record = { schema: "kxm.memory-checks.v1", facts: {} };
+    await writeFile(join(root, ".kxm/memory-checks.json"), `${JSON.stringify(record)}\n`);
+    const untracked = await serve("alpha", key);
+    expect(untracked.ids).toEqual(["mem_release"]);
+    expect(untracked.gaps).toEqual(["memory_withheld:untracked:.kxm/memory-checks.json"]);
+    expect(untracked.memory.withheld).toEqual([{ path: ".kxm/memory-checks.json", state: "untracked" }]);
+    commitAll(root, "Record the checks");
+    expect((await serve("alpha", key)).gaps).toEqual([]);
+    await writeFile(join(root, ".kxm/memory-checks.json"), "{}\n");
+    expect((await serve("alpha", key)).gaps).toEqual(["memory_withheld:modified:.kxm/memory-checks.json"]);
+  });
+
   test("a staged but uncommitted change is withheld: the index is not HEAD", async () => {
     await hub.start();
     const { root, key } = await checkout();
@@ -335,6 +350,12 @@ describe("the cache key follows HEAD and the index, not only the work tree", () 
     git(root, "checkout", "-q", "-b", "other");
     expectNew();
     git(root, "checkout", "-q", "--detach");
+    expectNew();
+    // The check record is outside the memory folders, and its work-tree state is a gap too: an edit in place
+    // (the `.kxm` folder's own stat stays) is seen.
+    await writeFile(join(root, ".kxm/memory-checks.json"), "{}\n");
+    expectNew();
+    await writeFile(join(root, ".kxm/memory-checks.json"), '{"facts":{}}\n');
     expectNew();
   });
 

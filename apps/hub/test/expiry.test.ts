@@ -1,5 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { ContextItem } from "@kxm/contract";
+import { deriveContextItem, summarizeContextItems } from "@kxm/provenance";
 import { factText } from "@kxm/test-support";
 import { describe, expect, test } from "vitest";
 import {
@@ -9,6 +11,7 @@ import {
   GUIDE_PROPOSAL,
   gitCheckout,
   hubPerTest,
+  plantItems,
   projectWithAgent,
 } from "./helpers.js";
 
@@ -261,5 +264,104 @@ describe("review_due gaps", () => {
       (_, i) => `review_due:mem_fact-${String(i).padStart(2, "0")}`,
     );
     expect(packet.unresolvedGaps).toEqual([...expected, "review_due:+4 more"]);
+  });
+});
+
+/** The agent's guide proposal with `extra`, promoted by the admin: the current value. */
+async function promoted(project: string, key: string, extra: Record<string, string>): Promise<ContextItem> {
+  const proposed = await call(hub.app, "POST", `/v1/projects/${project}/state/proposals`, key, {
+    ...GUIDE_PROPOSAL,
+    ...extra,
+  });
+  expect(proposed.statusCode, proposed.body).toBe(201);
+  const promotion = await call(
+    hub.app,
+    "POST",
+    `/v1/projects/${project}/state/proposals/${proposed.json().proposalId}/promote`,
+    ADMIN_TOKEN,
+    { evidenceRefs: ["review:1"] },
+  );
+  expect(promotion.statusCode, promotion.body).toBe(200);
+  return promotion.json().state;
+}
+
+async function explain(project: string, id: string) {
+  const response = await call(hub.app, "GET", `/v1/projects/${project}/items/${id}/explain`, ADMIN_TOKEN);
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json();
+}
+
+describe("what derives from an expired item", () => {
+  test("is withheld as expired with it, and explain finds both and says why", async () => {
+    await hub.start();
+    const root = await gitCheckout(hub.dir, "alpha", {
+      ".kxm/memory/release.md": fact("release", "Releases are cut from the release branch", {
+        expiresAt: "2026-10-10T12:00:00Z",
+      }),
+      ".kxm/memory/suite.md": fact("suite", "Run the release test suite before tagging"),
+    });
+    const key = await projectWithAgent(hub.app, "alpha", "agent-a", root);
+    const state = await promoted("alpha", key, { expiresAt: "2026-10-05T00:00:00Z" });
+    const memory = (await recall("alpha", key)).ids;
+    expect(memory).toEqual([state.id, "mem_release", "mem_suite"].sort());
+    // A derived item of the expiring value, and a summary of it and of the expiring fact.
+    const derived = deriveContextItem(
+      {
+        id: "derived_release_gate",
+        kind: "knowledge",
+        project: "alpha",
+        summary: "Tags wait for the release branch",
+      },
+      "evidence",
+      [state],
+    );
+    const releaseFact: ContextItem = {
+      id: "mem_release",
+      kind: "knowledge",
+      project: "alpha",
+      summary: "Releases are cut from the release branch",
+      provenance: { sourceType: "git", sourceRef: "docs/testing.md" },
+      authority: "instruction",
+      confidence: "verified",
+    };
+    const summary = summarizeContextItems("alpha", "Release branch rules in short", [derived, releaseFact]);
+    plantItems(hub.dbPath, [derived, summary], "2026-10-01T09:00:00.000Z");
+    const all = [state.id, derived.id, summary.id, "mem_release", "mem_suite"].sort();
+    expect(await recall("alpha", key)).toEqual({ ids: all, gaps: [] });
+    expect((await explain("alpha", derived.id)).withheld).toBeUndefined();
+
+    // The value expires: what derives from it goes with it; the summary also derives from the served fact.
+    hub.clock.set("2026-10-05T00:00:00Z");
+    expect(await recall("alpha", key)).toEqual({
+      ids: ["mem_release", "mem_suite"],
+      gaps: ["items_withheld:expired:3"],
+    });
+    expect((await packet("alpha", key)).ids).toEqual(["mem_release", "mem_suite"]);
+    const explained = await explain("alpha", derived.id);
+    expect(explained).toMatchObject({ id: derived.id, exists: true, withheld: "expired", lineageDepth: 1 });
+    expect(explained.lineage).toEqual([
+      { id: state.id, exists: true, sourceType: "peer", sourceRef: "promoted-by:kxm-admin" },
+    ]);
+    expect(await explain("alpha", state.id)).toMatchObject({
+      id: state.id,
+      exists: true,
+      withheld: "expired",
+    });
+
+    // The fact expires too; a revocation of the summary's other ancestor wins over expiry, as everywhere.
+    hub.clock.set("2026-10-10T12:00:00Z");
+    expect(await recall("alpha", key)).toEqual({ ids: ["mem_suite"], gaps: ["items_withheld:expired:4"] });
+    expect(await explain("alpha", "mem_release")).toMatchObject({ exists: true, withheld: "expired" });
+    const revoked = await call(hub.app, "POST", "/v1/projects/alpha/revocations", ADMIN_TOKEN, {
+      target: "item",
+      value: derived.id,
+      reason: "wrong gate",
+    });
+    expect(revoked.statusCode, revoked.body).toBe(201);
+    expect((await recall("alpha", key)).gaps).toEqual([
+      "items_withheld:revoked:2",
+      "items_withheld:expired:2",
+    ]);
+    expect((await explain("alpha", summary.id)).withheld).toBe("revoked");
   });
 });

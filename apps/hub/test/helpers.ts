@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ContextItem } from "@kxm/contract";
 import { type KxmStore, openStore } from "@kxm/state-store";
 import { factText } from "@kxm/test-support";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
@@ -227,4 +229,29 @@ export function memoryFact(id: string, summary: string, scope = "project"): stri
     provenance: "\n  sourceType: git\n  sourceRef: docs/testing.md",
     evidenceRefs: "[]",
   });
+}
+
+/**
+ * Writes items into the items table of the SQLite file at `dbPath` as a store would hold them, with their
+ * change-feed row: the store has no route that admits derived items, so tests of derivation write them this way.
+ */
+export function plantItems(dbPath: string, items: readonly ContextItem[], at: string): void {
+  const Database = createRequire(new URL("../../../packages/state-store/package.json", import.meta.url))(
+    "better-sqlite3",
+  );
+  const db = new Database(dbPath);
+  try {
+    for (const item of items) {
+      db.prepare(
+        "insert into items (project, id, kind, status, state_key, valid_from, valid_until, created_at, run_id, body) values (?, ?, ?, null, null, null, null, ?, null, ?)",
+      ).run(item.project, item.id, item.kind, at, JSON.stringify(item));
+    }
+    db.prepare("insert into changes (project, kind, ids, at) values (?, 'items', ?, ?)").run(
+      items[0]!.project,
+      JSON.stringify(items.map((item) => item.id).sort()),
+      at,
+    );
+  } finally {
+    db.close();
+  }
 }

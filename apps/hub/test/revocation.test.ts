@@ -12,7 +12,7 @@ import { deriveContextItem, summarizeContextItems } from "@kxm/provenance";
 import { factText } from "@kxm/test-support";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ServingHub } from "../src/index.js";
-import { ADMIN_TOKEN, gitCheckout, serveLoopbackHub } from "./helpers.js";
+import { ADMIN_TOKEN, gitCheckout, plantItems, serveLoopbackHub } from "./helpers.js";
 
 // Revocation and forgetting (issue 20, decision 0017) against a real hub on a loopback port, with real records, a
 // real git checkout with committed memory facts, and derived items in the real SQLite file.
@@ -84,25 +84,6 @@ async function view(project = "alpha", key = agentA, base = hub.url) {
     packetGaps: context.packet.unresolvedGaps,
     auditGaps: context.audit.unresolvedGaps,
   };
-}
-
-/** Writes items into the items table as a store would hold them, with their change-feed row. */
-function plantItems(items: readonly ContextItem[], at: string): void {
-  const db = new Database(join(dir, "kxm.db"));
-  try {
-    for (const item of items) {
-      db.prepare(
-        "insert into items (project, id, kind, status, state_key, valid_from, valid_until, created_at, run_id, body) values (?, ?, ?, null, null, null, null, ?, null, ?)",
-      ).run(item.project, item.id, item.kind, at, JSON.stringify(item));
-    }
-    db.prepare("insert into changes (project, kind, ids, at) values (?, 'items', ?, ?)").run(
-      items[0]!.project,
-      JSON.stringify(items.map((item) => item.id).sort()),
-      at,
-    );
-  } finally {
-    db.close();
-  }
 }
 
 let baseline: Awaited<ReturnType<typeof view>>;
@@ -195,7 +176,7 @@ beforeAll(async () => {
   const summary = summarizeContextItems("alpha", "Release test suite rules in short", [derived, journal]);
   ids.D1 = derived.id;
   ids.SUM = summary.id;
-  plantItems([derived, summary], "2026-10-01T09:00:00.000Z");
+  plantItems(join(dir, "kxm.db"), [derived, summary], "2026-10-01T09:00:00.000Z");
   baseline = await view();
 });
 
@@ -247,6 +228,12 @@ describe("revoking each target kind withholds exactly what depends on it", () =>
     expect(after.selected).toEqual(baseline.selected.filter((id) => !withheld.includes(id)));
     expect(after.packetGaps.at(-1)).toBe(gap);
     expect(after.auditGaps.at(-1)).toBe(gap);
+    // Explain still finds each one, and says why it is not served.
+    for (const id of withheld) {
+      const explained = await ok("GET", `/v1/projects/alpha/items/${id}/explain`, ADMIN_TOKEN);
+      expect(Object.keys(explained).slice(0, 3)).toEqual(["id", "exists", "withheld"]);
+      expect([explained.id, explained.exists, explained.withheld]).toEqual([id, true, "revoked"]);
+    }
 
     const lifted = await ok("POST", `/v1/projects/alpha/revocations/${revocation.id}/lift`, ADMIN_TOKEN, {
       reason: "checked again",
@@ -257,6 +244,8 @@ describe("revoking each target kind withholds exactly what depends on it", () =>
       liftReason: "checked again",
     });
     expect(await view()).toEqual(baseline);
+    const served = await ok("GET", `/v1/projects/alpha/items/${withheld[0]}/explain`, ADMIN_TOKEN);
+    expect(served.withheld).toBeUndefined();
     const again = await http("POST", `/v1/projects/alpha/revocations/${revocation.id}/lift`, ADMIN_TOKEN, {
       reason: "twice",
     });

@@ -40,7 +40,9 @@ export {
   RecallResultSchema,
   type StoredPacket,
   StoredPacketSchema,
+  WITHHELD_REASONS,
   WITHHELD_STATES,
+  type WithheldReason,
 } from "./packet.js";
 export {
   type ContextRequest,

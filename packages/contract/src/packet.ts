@@ -86,16 +86,20 @@ export type PacketMemory = z.infer<typeof PacketMemorySchema>;
  * request did not ask for, inert (state that is not current, a proposed skill), superseded or rejected, or withheld
  * by a rule below the arbiter (revoked, forgotten, expired, a failing check), in that order of the docs.
  */
+/**
+ * Why the hub withholds an item below the arbiter (decisions 0017 and 0018), in precedence order: an item with
+ * several reasons is counted, explained and missed under the first.
+ */
+export const WITHHELD_REASONS = ["revoked", "forgotten", "expired", "check_failed"] as const;
+export type WithheldReason = (typeof WITHHELD_REASONS)[number];
+
 export const NEAR_MISS_REASONS = [
   "over_budget",
   "item_limit",
   "kind_not_requested",
   "inert",
   "superseded",
-  "revoked",
-  "forgotten",
-  "expired",
-  "check_failed",
+  ...WITHHELD_REASONS,
 ] as const;
 export type NearMissReason = (typeof NEAR_MISS_REASONS)[number];
 

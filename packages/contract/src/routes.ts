@@ -11,7 +11,13 @@ import {
 import { ContextItemSchema } from "./item.js";
 import { JournalEntrySchema, JournalReviewSchema } from "./journal.js";
 import { LIMITS } from "./limits.js";
-import { AssembledPacketSchema, PacketIdSchema, RecallResultSchema, StoredPacketSchema } from "./packet.js";
+import {
+  AssembledPacketSchema,
+  PacketIdSchema,
+  RecallResultSchema,
+  StoredPacketSchema,
+  WITHHELD_REASONS,
+} from "./packet.js";
 import { ContextRequestSchema, RecallRequestSchema } from "./request.js";
 import {
   ReasonBodySchema,
@@ -79,6 +85,8 @@ export type RunRecord = z.infer<typeof RunSchema>;
 export const ExplanationSchema = z.object({
   id: z.string(),
   exists: z.boolean(),
+  /** Why the hub withholds the item from every packet and recall; absent for an item it serves. */
+  withheld: z.enum(WITHHELD_REASONS).optional(),
   item: z
     .object({
       id: z.string(),

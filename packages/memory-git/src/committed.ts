@@ -46,7 +46,10 @@ export interface CommittedMemory {
   unverifiedSkills: string[];
   /** True when the committed promoted skills could not be listed. */
   skillsUnreadable: boolean;
-  /** Uncommitted changes under the memory paths (candidates excepted), sorted by path. */
+  /**
+   * Uncommitted changes under the memory paths (candidates excepted) and of `.kxm/memory-checks.json`, sorted by
+   * path.
+   */
   withheld: WithheldFile[];
   /** Why nothing could be read, when the work tree holds memory or skills but git cannot vouch for any of it. */
   unavailable: "not_a_repository" | "git_missing" | "timeout" | "failed" | undefined;
@@ -161,7 +164,8 @@ export async function readCommittedMemory(
 ): Promise<CommittedMemory> {
   const [committed, check] = await Promise.all([
     readCommittedFiles(root, [...AUTHORED_MEMORY_PATHS, KXM_PATHS.memoryChecks], options),
-    checkTrackedClean(root, AUTHORED_MEMORY_PATHS, options),
+    // The check record decides what is withheld, so an uncommitted one is listed like any other authored file.
+    checkTrackedClean(root, [...AUTHORED_MEMORY_PATHS, KXM_PATHS.memoryChecks], options),
   ]);
   if (committed.status === "unavailable" || check.status === "unavailable") {
     const reason =

@@ -94,6 +94,7 @@ describe("readCommittedFiles and readCommittedMemory read HEAD, never the work t
     await putFact(root, "staged.md", { id: "staged" });
     git(root, "add", ".kxm/memory/staged.md");
     await putFact(root, "untracked.md", { id: "untracked" });
+    await writeFile(join(root, ".kxm/memory-checks.json"), "{}\n");
     const read = await readCommittedFiles(root, [".kxm/memory", ".kxm/skills/promoted"]);
     expect(read.status).toBe("ok");
     if (read.status !== "ok") return;
@@ -109,6 +110,7 @@ describe("readCommittedFiles and readCommittedMemory read HEAD, never the work t
       ["mem_release", "Run the release suite"],
     ]);
     expect(memory.withheld).toEqual([
+      { path: ".kxm/memory-checks.json", state: "untracked" },
       { path: ".kxm/memory/release.md", state: "modified" },
       { path: ".kxm/memory/staged.md", state: "staged" },
       { path: ".kxm/memory/untracked.md", state: "untracked" },

@@ -20,7 +20,7 @@ import type { RouteHandler } from "./types.js";
  * A project's pool with its authored memory and skills up to date with its checkout, and every item whose
  * `expiresAt` the hub's clock has reached withheld.
  */
-async function freshPool(hub: HubServices, projectId: string): Promise<ProjectPool> {
+export async function freshPool(hub: HubServices, projectId: string): Promise<ProjectPool> {
   const pool = await hub.pools.get(await hub.project(projectId));
   await pool.refreshAuthored();
   pool.withholdExpired(hub.now().getTime());
@@ -177,18 +177,20 @@ export const recall: RouteHandler<"recall"> = async ({ params, body, hub, log })
 
 /**
  * Explains an item over the project's whole pool, which holds every retained record (superseded and consumed
- * state included), so no store lookup is needed.
+ * state included), so no store lookup is needed. A withheld item is explained too, with why it is withheld
+ * (`withheld`, after `exists`): the operator asks why it is not served.
  */
 export const explain: RouteHandler<"explain"> = async ({ params, hub }) => {
   const pool = await freshPool(hub, params.project);
   const whole = pool.wholeIndex();
   const byId = new Map<string, ContextItem>();
   const lookup = (id: string) => {
-    // A withheld item is still explained: the operator asks why it is not served.
-    const item = whole.get(id) ?? pool.withheldItem(id);
+    const item = whole.get(id) ?? pool.withheldItem(id)?.item;
     if (item !== undefined) byId.set(id, item);
   };
   lookup(params.itemId);
   for (const ancestor of byId.get(params.itemId)?.provenance.derivedFrom ?? []) lookup(ancestor);
-  return explainLineage(params.itemId, byId.values());
+  const { id, exists, ...rest } = explainLineage(params.itemId, byId.values());
+  const withheld = pool.withheldItem(params.itemId)?.reason;
+  return withheld === undefined ? { id, exists, ...rest } : { id, exists, withheld, ...rest };
 };

@@ -1,5 +1,6 @@
 import { KxmError } from "@kxm/contract";
 import { actorOf } from "../auth.js";
+import { freshPool } from "./context.js";
 import type { RouteHandler } from "./types.js";
 
 /**
@@ -104,10 +105,10 @@ export const stateHistory: RouteHandler<"stateHistory"> = async ({ params, hub }
 
 /**
  * Open contradictions: keys with competing values or proposals, and the journal's contradiction entries as the
- * item ids packets use (from the project's pool, so this answer and every packet agree).
+ * item ids packets use (from the project's pool, so this answer and every packet agree), without what the pool
+ * withholds.
  */
 export const contradictions: RouteHandler<"contradictions"> = async ({ params, hub }) => {
-  const pool = await hub.pools.get(await hub.project(params.project));
-  const state = await hub.store.openContradictions(params.project);
-  return { state, journal: pool.contradictionJournalIds() };
+  const pool = await freshPool(hub, params.project);
+  return pool.servedContradictions(await hub.store.openContradictions(params.project));
 };

@@ -32,6 +32,7 @@ export const reviewJournal: RouteHandler<"reviewJournal"> = async ({ params, bod
  * agree with every packet: current and superseded state (never a pending or consumed proposal), the open
  * contradictions by id, the active memory facts and verified promoted skills of the project's own checkout, and the
  * reviewed journal entries of finished runs. Each list is ordered by id (the journal by creation time, then id).
+ * Nothing the pool withholds is listed, open contradictions included (decisions 0017 and 0018).
  */
 export const wikiRecords: RouteHandler<"wikiRecords"> = async ({ params, hub }) => {
   const project = await hub.project(params.project);
@@ -59,6 +60,6 @@ export const wikiRecords: RouteHandler<"wikiRecords"> = async ({ params, hub }) 
     skills,
     // A withheld entry (revoked, or derived from a withheld item) is not compiled either (decision 0017).
     journal: journal.filter(({ entry }) => pool.withheldItem(`journal_${entry.id}`) === undefined),
-    contradictions: { state: stateContradictions, journal: pool.contradictionJournalIds() },
+    contradictions: pool.servedContradictions(stateContradictions),
   };
 };

@@ -11,9 +11,10 @@ export default class ContextExplain extends KxmCommand {
   static override description =
     "An operator query (KXM_OPERATOR_TOKEN, else the admin token in KXM_AUTH_TOKEN): whether ITEM-ID exists in " +
     "the project, its kind, " +
-    "authority, confidence and source, its evidence references, and its derivation lineage with the source of " +
-    "each ancestor. Not to be confused with kxm explain, which estimates a mode's prompt footprint. --json " +
-    "prints the hub's answer, {id, exists, item?, lineage, lineageDepth, evidenceRefs}, unchanged.";
+    "authority, confidence and source, why the hub withholds it (revoked, forgotten, expired, check_failed) when it " +
+    "does, its evidence references, and its derivation lineage with the source of each ancestor. Not to be " +
+    "confused with kxm explain, which estimates a mode's prompt footprint. --json prints the hub's answer, {id, " +
+    "exists, withheld?, item?, lineage, lineageDepth, evidenceRefs}, unchanged.";
   static override examples = [
     "<%= config.bin %> <%= command.id %> demo mem_test-runner",
     "<%= config.bin %> <%= command.id %> demo state_0123456789abcdef --json",
@@ -37,6 +38,7 @@ export default class ContextExplain extends KxmCommand {
     this.say(
       `${item.id}: ${item.kind}, ${item.authority}, ${item.confidence}, origin ${item.sourceType}${source}`,
     );
+    if (answer.withheld !== undefined) this.say(`Withheld from every packet and recall: ${answer.withheld}`);
     this.say(`Evidence: ${answer.evidenceRefs.length === 0 ? "none" : answer.evidenceRefs.join(", ")}`);
     if (answer.lineage.length === 0) this.say("Lineage: none (not derived)");
     else {
