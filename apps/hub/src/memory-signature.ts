@@ -70,9 +70,10 @@ function statPart(path: string, racyBefore: bigint): string | undefined {
 
 /**
  * The stat signature of what a checkout's served memory depends on: {@link memorySignature} (the work tree, for
- * what is withheld), the `.kxm/memory-checks.json` record, and the git files a commit, a checkout, an amend, a reset or a staging rewrites: `HEAD` and
- * its text, the branch file it names, `packed-refs` and the index. Without a repository, the checkout's `.git`
- * entry stands in, so a `git init` there is noticed. Undefined when any part is undefined.
+ * what is withheld), the `.kxm/memory-checks.json` record, and the git files a commit, a checkout, an amend, a
+ * reset or a staging rewrites: `HEAD` and its text, the branch file it names, `packed-refs` and the index. Without
+ * a repository, the checkout's `.git` entry stands in, so a `git init` there is noticed. Undefined when any part is
+ * undefined.
  */
 export function authoredSignature(
   root: string,

@@ -557,3 +557,40 @@ describe("forgetting", () => {
     expect({ status: answer.status, code: answer.json.code }).toEqual({ status: 404, code: "not_found" });
   });
 });
+
+describe("open contradictions", () => {
+  test("a withheld competitor leaves the contradictions route and the wiki records, and comes back when lifted", async () => {
+    const proposal = { authority: "evidence", confidence: "verified", key: "release.window" };
+    const a = await ok("POST", "/v1/projects/alpha/state/proposals", agentA, {
+      ...proposal,
+      summary: "Releases go out on Tuesdays",
+      evidenceRefs: ["pr:71"],
+    });
+    const b = await ok("POST", "/v1/projects/alpha/state/proposals", agentB, {
+      ...proposal,
+      summary: "Releases go out on Thursdays",
+      evidenceRefs: ["pr:72"],
+    });
+    const window = [a.proposalId, b.proposalId].sort();
+    const shown = async () => {
+      const route = await ok("GET", "/v1/projects/alpha/contradictions", agentA);
+      const wiki = await ok("GET", "/v1/projects/alpha/wiki/records", agentA);
+      expect(wiki.contradictions).toEqual(route);
+      return (route.state as { stateKey: string; itemIds: string[] }[]).find(
+        (contradiction) => contradiction.stateKey === "release.window",
+      );
+    };
+    expect((await shown())?.itemIds.sort()).toEqual(window);
+    const { revocation } = await ok("POST", "/v1/projects/alpha/revocations", ADMIN_TOKEN, {
+      target: "evidence",
+      value: "pr:72",
+      reason: "the Thursday claim came from a bad review",
+    });
+    // One competitor left: no longer a contradiction, and the withheld proposal is named nowhere.
+    expect(await shown()).toBeUndefined();
+    await ok("POST", `/v1/projects/alpha/revocations/${revocation.id}/lift`, ADMIN_TOKEN, {
+      reason: "reviewed",
+    });
+    expect((await shown())?.itemIds.sort()).toEqual(window);
+  });
+});

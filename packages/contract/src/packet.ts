@@ -81,18 +81,18 @@ export const PacketMemorySchema = z.object({
 export type PacketMemory = z.infer<typeof PacketMemorySchema>;
 
 /**
- * Why a candidate that shares a task token with the task is not in the packet: eligible but over the budget
- * (offered and not taken, or deferred once nothing left could fit), eligible but after the item limit, a kind the
- * request did not ask for, inert (state that is not current, a proposed skill), superseded or rejected, or withheld
- * by a rule below the arbiter (revoked, forgotten, expired, a failing check), in that order of the docs.
- */
-/**
  * Why the hub withholds an item below the arbiter (decisions 0017 and 0018), in precedence order: an item with
  * several reasons is counted, explained and missed under the first.
  */
 export const WITHHELD_REASONS = ["revoked", "forgotten", "expired", "check_failed"] as const;
 export type WithheldReason = (typeof WITHHELD_REASONS)[number];
 
+/**
+ * Why a candidate that shares a task token with the task is not in the packet: eligible but over the budget
+ * (offered and not taken, or deferred once nothing left could fit), eligible but after the item limit, a kind the
+ * request did not ask for, inert (state that is not current, a proposed skill), superseded or rejected, or withheld
+ * by a rule below the arbiter (revoked, forgotten, expired, a failing check), in that order of the docs.
+ */
 export const NEAR_MISS_REASONS = [
   "over_budget",
   "item_limit",
