@@ -1,13 +1,22 @@
 // The cloud flavour: keys on REST and CDP, playwright-core through the proxy, timeouts, lists, one-shot pages.
 import { chromium } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { WebSocket } from "ws";
 import { type SteelTestServer, startSteelTestServer } from "../src/index.js";
-import { alive, leftNothing, type Site, startSite, until } from "./helpers.js";
+import {
+  alive,
+  devtoolsUrl,
+  leftNothing,
+  restCall,
+  type Site,
+  serverPerTest,
+  startSite,
+  until,
+  upgradeStatus,
+} from "./helpers.js";
 
 const KEY = "test-key-4f1d";
 let site: Site;
-const servers: SteelTestServer[] = [];
 
 beforeAll(async () => {
   site = await startSite({
@@ -16,57 +25,21 @@ beforeAll(async () => {
   });
 });
 afterAll(() => site.close());
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
 
-async function start(options: Parameters<typeof startSteelTestServer>[0] = {}): Promise<SteelTestServer> {
-  const server = await startSteelTestServer({ apiKey: KEY, ...options });
-  servers.push(server);
-  return server;
-}
+const start = serverPerTest({ apiKey: KEY });
 
-/** A JSON answer, read field by field in the expectations. */
-// biome-ignore lint/suspicious/noExplicitAny: the tests read Steel's answers loosely and assert every field they use.
-type Json = Record<string, any>;
-
-async function rest(
+function rest(
   server: SteelTestServer,
   method: string,
   path: string,
   body?: unknown,
   key: string | null = KEY,
 ) {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (key !== null) headers["steel-api-key"] = key;
-  const answer = await fetch(`${server.url}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: answer.status, json: (await answer.json()) as Json };
+  return restCall(server, method, path, body, key);
 }
 
 function cdpUrl(server: SteelTestServer, id: string, key = KEY): string {
-  return `${server.url.replace(/^http/, "ws")}/v1/devtools?sessionId=${id}&apiKey=${key}`;
-}
-
-/** The status a plain WebSocket upgrade gets: 101 when accepted, else the refusal's status. */
-function upgradeStatus(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url);
-    socket.once("open", () => {
-      socket.terminate();
-      resolve(101);
-    });
-    socket.once("unexpected-response", (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.once("error", (error) => {
-      if (socket.readyState !== WebSocket.CLOSED) reject(error);
-    });
-  });
+  return devtoolsUrl(server, id, key);
 }
 
 describe("cloud flavour", { timeout: 90_000 }, () => {

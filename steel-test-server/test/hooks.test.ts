@@ -1,32 +1,15 @@
 // The test hooks: an injected clock, forget(id), addSession() for a foreign session, and releaseIgnoresId.
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { WebSocket } from "ws";
-import { type SteelTestServer, startSteelTestServer } from "../src/index.js";
-import { alive, until } from "./helpers.js";
+import type { SteelTestServer } from "../src/index.js";
+import { alive, devtoolsUrl, restCall, serverPerTest, until, upgradeStatus } from "./helpers.js";
 
 const KEY = "test-key-hooks-9b2e";
-const servers: SteelTestServer[] = [];
+const start = serverPerTest({ apiKey: KEY, launch: "lazy" });
+const startOpenSource = serverPerTest({ launch: "lazy" });
 
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function start(options: Parameters<typeof startSteelTestServer>[0] = {}): Promise<SteelTestServer> {
-  const server = await startSteelTestServer({ apiKey: KEY, launch: "lazy", ...options });
-  servers.push(server);
-  return server;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: the tests read Steel's answers loosely and assert every field they use.
-type Json = Record<string, any>;
-
-async function rest(server: SteelTestServer, method: string, path: string, body?: unknown) {
-  const answer = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { "content-type": "application/json", "steel-api-key": KEY },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: answer.status, json: (await answer.json()) as Json };
+function rest(server: SteelTestServer, method: string, path: string, body?: unknown) {
+  return restCall(server, method, path, body, KEY);
 }
 
 async function listed(server: SteelTestServer): Promise<Array<[string, string]>> {
@@ -35,24 +18,7 @@ async function listed(server: SteelTestServer): Promise<Array<[string, string]>>
 }
 
 function cdpUrl(server: SteelTestServer, id: string): string {
-  return `${server.url.replace(/^http/, "ws")}/v1/devtools?sessionId=${id}&apiKey=${KEY}`;
-}
-
-function upgradeStatus(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url);
-    socket.once("open", () => {
-      socket.terminate();
-      resolve(101);
-    });
-    socket.once("unexpected-response", (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.once("error", (error) => {
-      if (socket.readyState !== WebSocket.CLOSED) reject(error);
-    });
-  });
+  return devtoolsUrl(server, id, KEY);
 }
 
 describe("test hooks", { timeout: 60_000 }, () => {
@@ -125,8 +91,7 @@ describe("test hooks", { timeout: 60_000 }, () => {
   });
 
   test("addSession is refused by the open-source flavour", async () => {
-    const server = await startSteelTestServer({ launch: "lazy" });
-    servers.push(server);
+    const server = await startOpenSource();
     expect(() => server.addSession({ id: "foreign", status: "live" })).toThrow(/cloud flavour only/);
   });
 

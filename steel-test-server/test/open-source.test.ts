@@ -2,38 +2,21 @@
 // releases the current one, release ignores the id, timeout ignored, no key checked, an idle placeholder after each
 // release, the viewer at /v1/sessions/debug.
 import { chromium } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type SteelTestServer, startSteelTestServer } from "../src/index.js";
-import { alive, leftNothing, type Site, startSite, until } from "./helpers.js";
+import { alive, leftNothing, restCall, type Site, serverPerTest, startSite, until } from "./helpers.js";
 
 let site: Site;
-const servers: SteelTestServer[] = [];
 
 beforeAll(async () => {
   site = await startSite({ "/": "<title>Open</title><p>open-source</p>" });
 });
 afterAll(() => site.close());
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
 
-async function start(options: Parameters<typeof startSteelTestServer>[0] = {}): Promise<SteelTestServer> {
-  const server = await startSteelTestServer(options);
-  servers.push(server);
-  return server;
-}
+const start = serverPerTest();
 
-/** A JSON answer, read field by field in the expectations. */
-// biome-ignore lint/suspicious/noExplicitAny: the tests read Steel's answers loosely and assert every field they use.
-type Json = Record<string, any>;
-
-async function rest(server: SteelTestServer, method: string, path: string, body?: unknown) {
-  const answer = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: answer.status, json: (await answer.json()) as Json };
+function rest(server: SteelTestServer, method: string, path: string, body?: unknown) {
+  return restCall(server, method, path, body, null);
 }
 
 async function list(server: SteelTestServer): Promise<Array<[string, string]>> {
