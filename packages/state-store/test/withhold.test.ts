@@ -191,6 +191,13 @@ describe("tombstones", () => {
       at(T0, 1001 * DAY),
     );
     expect(lifted).toMatchObject({ liftedBy: "operator:bob", liftReason: "consent" });
+    for (const [project, code] of [
+      ["demo", "invalid_request"],
+      ["other", "not_found"],
+    ]) {
+      const again = { project: project!, id: tombstone.id, reason: "again", liftedBy: "kxm-admin" };
+      expect(await codeOf(store.liftTombstone(again, at(T0, 1002 * DAY)))).toBe(code);
+    }
     await store.purge(at(T0, 2000 * DAY), 0);
     expect(await store.listTombstones("demo")).toEqual([lifted]);
     expect((await store.withholdRules("demo")).tombstones).toEqual([]);

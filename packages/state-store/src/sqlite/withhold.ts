@@ -111,28 +111,7 @@ export function listRevocations(db: Db, project: string): Revocation[] {
 }
 
 export function liftRevocation(db: Db, input: LiftInput, now: Date): Revocation {
-  const project = projectId(input.project);
-  const reason = reasonText(input.reason);
-  const liftedBy = recordId(input.liftedBy, "liftedBy", "invalid_request");
-  const at = isoTime(now, "now");
-  return immediate(db, () => {
-    requireProject(db, project);
-    const row = db
-      .select()
-      .from(revocations)
-      .where(and(eq(revocations.project, project), eq(revocations.id, String(input.id))))
-      .get();
-    if (row === undefined) throw new KxmError("not_found", `no revocation ${input.id} in project ${project}`);
-    if (row.liftedAt !== null) {
-      throw new KxmError("invalid_request", `revocation ${row.id} was already lifted at ${row.liftedAt}`);
-    }
-    db.update(revocations)
-      .set({ liftedBy, liftedAt: at, liftReason: reason })
-      .where(eq(revocations.id, row.id))
-      .run();
-    appendChange(db, project, "project", [], at);
-    return toRevocation({ ...row, liftedBy, liftedAt: at, liftReason: reason });
-  });
+  return toRevocation(lift(db, revocations, "revocation", input, now));
 }
 
 /** The journal entry an id names: its own id (`j_…`) or its item's (`journal_j_…`). */
@@ -226,6 +205,21 @@ export function listTombstones(db: Db, project: string): Tombstone[] {
 }
 
 export function liftTombstone(db: Db, input: LiftInput, now: Date): Tombstone {
+  return toTombstone(lift(db, tombstones, "tombstone", input, now));
+}
+
+/**
+ * Lifts an active revocation or tombstone of the project: records who, when and why on its row (which stays, so the
+ * list is the whole history) and appends a `project` change, so every hub rebuilds the project's pool. An unknown
+ * id is `not_found`, one already lifted `invalid_request`.
+ */
+function lift<T extends typeof revocations | typeof tombstones>(
+  db: Db,
+  table: T,
+  noun: string,
+  input: LiftInput,
+  now: Date,
+): T["$inferSelect"] {
   const project = projectId(input.project);
   const reason = reasonText(input.reason);
   const liftedBy = recordId(input.liftedBy, "liftedBy", "invalid_request");
@@ -234,19 +228,20 @@ export function liftTombstone(db: Db, input: LiftInput, now: Date): Tombstone {
     requireProject(db, project);
     const row = db
       .select()
-      .from(tombstones)
-      .where(and(eq(tombstones.project, project), eq(tombstones.id, String(input.id))))
-      .get();
-    if (row === undefined) throw new KxmError("not_found", `no tombstone ${input.id} in project ${project}`);
+      .from(table)
+      .where(and(eq(table.project, project), eq(table.id, String(input.id))))
+      .get() as T["$inferSelect"] | undefined;
+    if (row === undefined) throw new KxmError("not_found", `no ${noun} ${input.id} in project ${project}`);
     if (row.liftedAt !== null) {
-      throw new KxmError("invalid_request", `tombstone ${row.id} was already lifted at ${row.liftedAt}`);
+      throw new KxmError("invalid_request", `${noun} ${row.id} was already lifted at ${row.liftedAt}`);
     }
-    db.update(tombstones)
+    // Drizzle cannot type `set` over a union of tables; the three lift columns are alike in both.
+    db.update(table as typeof revocations)
       .set({ liftedBy, liftedAt: at, liftReason: reason })
-      .where(eq(tombstones.id, row.id))
+      .where(eq(table.id, row.id))
       .run();
     appendChange(db, project, "project", [], at);
-    return toTombstone({ ...row, liftedBy, liftedAt: at, liftReason: reason });
+    return { ...row, liftedBy, liftedAt: at, liftReason: reason };
   });
 }
 
