@@ -160,6 +160,16 @@ export interface RouteDefinition {
 }
 
 const AUTH_ERRORS = ["invalid_auth", "context_isolation_violation", "rate_limited"] as const;
+/**
+ * What an admin or operator route that reads or changes one record by id can answer besides success: the
+ * credential's errors, a hub without an admin token, a malformed request and an unknown record.
+ */
+const OPERATOR_RECORD_ERRORS = [
+  ...AUTH_ERRORS,
+  "admin_auth_not_configured",
+  "invalid_request",
+  "not_found",
+] as const;
 
 /** Every route of the hub's API, versioned under /v1. */
 export const ROUTES = {
@@ -304,7 +314,7 @@ export const ROUTES = {
     params: z.strictObject({ project: ProjectIdSchema, itemId: IdSchema }),
     status: 200,
     response: ExplanationSchema,
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+    errors: OPERATOR_RECORD_ERRORS,
   },
   startRun: {
     method: "POST",
@@ -415,7 +425,7 @@ export const ROUTES = {
     body: z.strictObject({ agentId: IdSchema }),
     status: 201,
     response: z.object({ project: z.string(), agentId: z.string(), key: z.string() }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+    errors: OPERATOR_RECORD_ERRORS,
   },
   revokeAgentKey: {
     method: "DELETE",
@@ -425,7 +435,7 @@ export const ROUTES = {
     params: z.strictObject({ project: ProjectIdSchema, agentId: IdSchema }),
     status: 200,
     response: z.object({ revoked: z.boolean() }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+    errors: OPERATOR_RECORD_ERRORS,
   },
   updateProject: {
     method: "PATCH",
@@ -436,7 +446,7 @@ export const ROUTES = {
     body: z.strictObject({ checkoutRoot: CheckoutRootSchema }),
     status: 200,
     response: z.object({ project: ProjectSchema }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+    errors: OPERATOR_RECORD_ERRORS,
   },
   removeProject: {
     method: "DELETE",
@@ -472,7 +482,7 @@ export const ROUTES = {
     params: ProjectParams,
     status: 200,
     response: z.object({ project: z.string(), agents: z.array(AgentKeySchema) }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+    errors: OPERATOR_RECORD_ERRORS,
   },
   rotateAgentKey: {
     method: "POST",
@@ -483,7 +493,7 @@ export const ROUTES = {
     params: z.strictObject({ project: ProjectIdSchema, agentId: IdSchema }),
     status: 200,
     response: z.object({ project: z.string(), agentId: z.string(), key: z.string() }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+    errors: OPERATOR_RECORD_ERRORS,
   },
   createOperator: {
     method: "POST",
@@ -541,7 +551,7 @@ export const ROUTES = {
     params: ProjectParams,
     status: 200,
     response: z.object({ revocations: z.array(RevocationSchema) }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+    errors: OPERATOR_RECORD_ERRORS,
   },
   unrevoke: {
     method: "POST",
@@ -587,7 +597,7 @@ export const ROUTES = {
     params: ProjectParams,
     status: 200,
     response: z.object({ tombstones: z.array(TombstoneSchema) }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+    errors: OPERATOR_RECORD_ERRORS,
   },
   unforget: {
     method: "POST",
@@ -637,7 +647,7 @@ export const ROUTES = {
     params: z.strictObject({ project: ProjectIdSchema, packetId: PacketIdSchema }),
     status: 200,
     response: z.object({ packet: StoredPacketSchema }),
-    errors: [...AUTH_ERRORS, "admin_auth_not_configured", "invalid_request", "not_found"],
+    errors: OPERATOR_RECORD_ERRORS,
   },
 } as const satisfies Record<string, RouteDefinition>;
 
