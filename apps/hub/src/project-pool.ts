@@ -72,7 +72,9 @@ export class ProjectPool {
   private gitDirs: { gitDir: string; commonDir: string } | undefined;
   /** Bumped by every item change: the open contradictions computed from the items are for one generation. */
   private itemGeneration = 0;
-  private stateContradictions: { readonly generation: number; readonly ids: readonly string[] } | undefined;
+  private stateContradictions:
+    | { readonly generation: number; readonly list: readonly StateContradiction[] }
+    | undefined;
   /** The journal's contradiction ids in entry order, until the next journal write. */
   private journalContradictions: string[] | undefined;
   /**
@@ -171,6 +173,8 @@ export class ProjectPool {
    */
   private computeWithheld(): void {
     this.withheld.clear();
+    // Open contradictions are found among served items only, so they follow the withheld set.
+    this.stateContradictions = undefined;
     if (this.matcher.empty && this.timed.size === 0) return;
     const all = new Map<string, ContextItem>();
     for (const item of this.allItems()) all.set(item.id, item);
@@ -249,49 +253,50 @@ export class ProjectPool {
       .map(({ item }) => item);
   }
 
-  /** Ids of the journal items of category `contradiction`, in entry order. */
-  contradictionJournalIds(): string[] {
+  /** Ids of the journal items of category `contradiction` that are served, in entry order. */
+  private contradictionJournalIds(): string[] {
     this.journalContradictions ??= this.journalRecords()
       .filter(({ entry }) => entry.category === "contradiction")
       .map(({ item }) => item.id);
-    return [...this.journalContradictions];
+    return this.journalContradictions.filter((id) => !this.withheld.has(id));
   }
 
   /**
-   * The ids of every open contradiction: the competing state items (more than one current value, or more than one
-   * pending proposal, of a key), then the journal's contradiction entries. Computed from the pool's own state items
-   * with the store's rule (`findContradictions`), once per item change: the pool holds every state item the store
-   * does, so the answer equals the store's without a read, which every process would otherwise repeat after every
-   * write on the database.
+   * The open state contradictions among the served state items (more than one current value, or more than one
+   * pending proposal, of a key), with the store's rule (`findContradictions`), once per item or withheld change:
+   * the pool holds every state item the store does, so without a withheld item the answer equals the store's
+   * without a read, which every process would otherwise repeat after every write on the database. A withheld
+   * competitor does not count (decision 0017): a key left with one served value contradicts nothing.
    */
-  openContradictionIds(): string[] {
+  private stateContradictionList(): readonly StateContradiction[] {
     if (this.stateContradictions?.generation !== this.itemGeneration) {
       const state = [...this.storeItems.values()].filter(
-        (item) => item.kind === "state" && (item.status === "current" || item.status === "proposed"),
+        (item) =>
+          item.kind === "state" &&
+          (item.status === "current" || item.status === "proposed") &&
+          !this.withheld.has(item.id),
       );
-      const ids = findContradictions(state).flatMap((contradiction) => contradiction.itemIds);
-      this.stateContradictions = { generation: this.itemGeneration, ids };
+      this.stateContradictions = { generation: this.itemGeneration, list: findContradictions(state) };
     }
-    return [...this.stateContradictions.ids, ...this.contradictionJournalIds()];
+    return this.stateContradictions.list;
   }
 
-  /**
-   * Open contradictions as agents may see them: the store's state contradictions and the journal's, without the
-   * ids the pool withholds; a key left with fewer than two competing items is no longer one. The wiki and the
-   * contradictions route answer this, so neither names what no packet serves (decision 0017).
-   */
-  servedContradictions(state: readonly StateContradiction[]): {
-    state: StateContradiction[];
-    journal: string[];
-  } {
-    const journal = this.contradictionJournalIds();
-    if (this.withheld.size === 0) return { state: [...state], journal };
-    const served = (id: string) => !this.withheld.has(id);
+  /** The ids of every open contradiction the arbiter is given: the competing state items, then the journal's. */
+  openContradictionIds(): string[] {
+    return [
+      ...this.stateContradictionList().flatMap((contradiction) => contradiction.itemIds),
+      ...this.contradictionJournalIds(),
+    ];
+  }
+
+  /** Open contradictions as the contradictions route and the wiki's records list them: the same as packets. */
+  servedContradictions(): { state: StateContradiction[]; journal: string[] } {
     return {
-      state: state
-        .map((contradiction) => ({ ...contradiction, itemIds: contradiction.itemIds.filter(served) }))
-        .filter((contradiction) => contradiction.itemIds.length > 1),
-      journal: journal.filter(served),
+      state: this.stateContradictionList().map(({ stateKey, itemIds }) => ({
+        stateKey,
+        itemIds: [...itemIds],
+      })),
+      journal: this.contradictionJournalIds(),
     };
   }
 

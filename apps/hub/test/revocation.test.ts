@@ -559,7 +559,7 @@ describe("forgetting", () => {
 });
 
 describe("open contradictions", () => {
-  test("a withheld competitor leaves the contradictions route and the wiki records, and comes back when lifted", async () => {
+  test("a withheld competitor leaves packets, the contradictions route and the wiki records, and comes back when lifted", async () => {
     const proposal = { authority: "evidence", confidence: "verified", key: "release.window" };
     const a = await ok("POST", "/v1/projects/alpha/state/proposals", agentA, {
       ...proposal,
@@ -576,9 +576,19 @@ describe("open contradictions", () => {
       const route = await ok("GET", "/v1/projects/alpha/contradictions", agentA);
       const wiki = await ok("GET", "/v1/projects/alpha/wiki/records", agentA);
       expect(wiki.contradictions).toEqual(route);
-      return (route.state as { stateKey: string; itemIds: string[] }[]).find(
+      // A packet's contradictions section holds the same competitors: one rule for every reader.
+      const { packet } = await ok("POST", "/v1/projects/alpha/context", agentA, {
+        role: "planner",
+        task: "when do releases go out",
+      });
+      const inPacket = (packet.contradictions as { id: string }[])
+        .map((item) => item.id)
+        .filter((id) => window.includes(id));
+      const listed = (route.state as { stateKey: string; itemIds: string[] }[]).find(
         (contradiction) => contradiction.stateKey === "release.window",
       );
+      expect(inPacket.sort()).toEqual(listed === undefined ? [] : [...listed.itemIds].sort());
+      return listed;
     };
     expect((await shown())?.itemIds.sort()).toEqual(window);
     const { revocation } = await ok("POST", "/v1/projects/alpha/revocations", ADMIN_TOKEN, {

@@ -110,5 +110,5 @@ export const stateHistory: RouteHandler<"stateHistory"> = async ({ params, hub }
  */
 export const contradictions: RouteHandler<"contradictions"> = async ({ params, hub }) => {
   const pool = await freshPool(hub, params.project);
-  return pool.servedContradictions(await hub.store.openContradictions(params.project));
+  return pool.servedContradictions();
 };

@@ -48,10 +48,7 @@ export const wikiRecords: RouteHandler<"wikiRecords"> = async ({ params, hub }) 
   );
   const memory = base.filter((item) => item.kind !== "skill" && item.id.startsWith("mem_"));
   const skills = base.filter((item) => item.kind === "skill" && item.id.startsWith("skill_"));
-  const [journal, stateContradictions] = await Promise.all([
-    hub.store.listReviewedJournal(project.id),
-    hub.store.openContradictions(project.id),
-  ]);
+  const journal = await hub.store.listReviewedJournal(project.id);
   return {
     project: project.id,
     generatedAt,
@@ -60,6 +57,6 @@ export const wikiRecords: RouteHandler<"wikiRecords"> = async ({ params, hub }) 
     skills,
     // A withheld entry (revoked, or derived from a withheld item) is not compiled either (decision 0017).
     journal: journal.filter(({ entry }) => pool.withheldItem(`journal_${entry.id}`) === undefined),
-    contradictions: pool.servedContradictions(stateContradictions),
+    contradictions: pool.servedContradictions(),
   };
 };
