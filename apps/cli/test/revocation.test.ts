@@ -79,7 +79,16 @@ describe("kxm context revoke, revocations and unrevoke", () => {
     expect(revocation).toMatchObject({ target: "evidence", revokedBy: "kxm-admin" });
     expect(await recalled()).toEqual({ ids: [], gaps: ["items_withheld:revoked:1"] });
 
-    const list = await cli(["context", "revocations", "demo"]);
+    const [list, explained] = await Promise.all([
+      cli(["context", "revocations", "demo"]),
+      cli(["context", "explain", "demo", proposalId]),
+    ]);
+    // Explain still finds a withheld item, and says why on the line after the item's own.
+    expect(explained.code, explained.stderr).toBe(0);
+    expect(explained.stdout.split("\n").slice(0, 2)).toEqual([
+      `${proposalId}: state, evidence, verified, origin peer (proposed-by:agent-planner)`,
+      "Withheld from every packet and recall: revoked",
+    ]);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toMatch(
       new RegExp(`^${revocation.id} active evidence pr:7 by kxm-admin at \\S+: bad PR\\n$`),
