@@ -204,6 +204,42 @@ export const changes = sqliteTable(
 );
 
 /**
+ * Record versions (decision 0016): every item and journal entry as it stood after each change that named it, so
+ * a packet's pool can be rebuilt as of its `change_seq`. Written with the change row, in the same transaction.
+ * `body` is the row's JSON as stored, NULL when the record was deleted or forgotten (`forgotten` set: forgetting
+ * keeps no content, only the tombstone's who/when/why/hash). Retention prunes versions no stored packet needs.
+ */
+export const recordVersions = sqliteTable(
+  "record_versions",
+  {
+    project: text("project")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    kind: text("kind").$type<"item" | "entry">().notNull(),
+    recordId: text("record_id").notNull(),
+    body: text("body"),
+    forgotten: integer("forgotten", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project, t.kind, t.recordId, t.seq] }),
+    index("record_versions_seq_idx").on(t.project, t.seq),
+    check("record_versions_kind_check", sql`kind in ('item', 'entry')`),
+  ],
+);
+
+/**
+ * Per project, the first change seq from which its pool can be rebuilt from {@link recordVersions}: retention
+ * raises it when it prunes versions. A project without a row has floor 0.
+ */
+export const historyFloors = sqliteTable("history_floors", {
+  project: text("project")
+    .primaryKey()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  floor: integer("floor").notNull(),
+});
+
+/**
  * Revocations (decision 0017): an operator's withdrawal of an evidence reference, a source reference or prefix, an
  * item or an agent from every packet and recall of the project. Lifting sets `lifted_*`; the row stays as a record.
  * Retention never deletes a revocation.

@@ -1,6 +1,6 @@
 import { compareCodeUnits } from "@kxm/contract";
 import type Database from "better-sqlite3";
-import { and, lt, lte, max } from "drizzle-orm";
+import { and, lt, lte, max, sql } from "drizzle-orm";
 import { changes } from "../schema.js";
 import type { ChangeBatch, ChangeKind, StoreChange } from "../types.js";
 import type { Db } from "./db.js";
@@ -20,7 +20,17 @@ export function appendChange(
   at: string | null,
 ): void {
   const sorted = [...new Set(ids)].sort(compareCodeUnits);
-  db.insert(changes).values({ project, kind, ids: sorted, at }).run();
+  const seq = Number(db.insert(changes).values({ project, kind, ids: sorted, at }).run().lastInsertRowid);
+  // Items and journal changes snapshot the named rows as they now are (decision 0016), here so no writer can
+  // forget to: a row that no longer exists gets a deletion marker (NULL body).
+  if (kind === "items" || kind === "journal") {
+    const table = kind === "items" ? sql`items` : sql`journal_entries`;
+    const recordKind = kind === "items" ? "item" : "entry";
+    db.run(sql`insert into record_versions (project, seq, kind, record_id, body, forgotten)
+      select ${project}, ${seq}, ${recordKind}, j.value,
+        (select body from ${table} r where r.project = ${project} and r.id = j.value), 0
+      from json_each(${JSON.stringify(sorted)}) j`);
+  }
 }
 
 /** The highest sequence number ever given (0 for none); the feed's newest row is never pruned, so it is the head. */

@@ -4,7 +4,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { contentSha256 } from "../domain/content.js";
 import { randomId } from "../ids.js";
 import { projectId, recordId, redactedText } from "../input.js";
-import { items, journalEntries, revocations, stateProposals, tombstones } from "../schema.js";
+import { items, journalEntries, recordVersions, revocations, stateProposals, tombstones } from "../schema.js";
 import { isoTime } from "../time.js";
 import type { ForgetInput, LiftInput, RevocationTarget, RevokeInput, WithholdRules } from "../types.js";
 import { appendChange } from "./changes.js";
@@ -185,6 +185,9 @@ export function forget(db: Db, input: ForgetInput, now: Date): { tombstone: Tomb
       .map((gone) => gone.id);
     if (goneItems.length > 0) appendChange(db, project, "items", goneItems, at);
     if (goneEntries.length > 0) appendChange(db, project, "journal", goneEntries, at);
+    // Forgetting keeps no content: every stored version of a deleted record loses its body too (decision 0016).
+    forgetVersions(db, project, "item", goneItems);
+    forgetVersions(db, project, "entry", goneEntries);
     db.insert(tombstones).values(row).run();
     appendChange(db, project, "project", [], at);
     const tombstone = toTombstone(db.select().from(tombstones).where(eq(tombstones.id, row.id!)).get()!);
@@ -308,4 +311,19 @@ export function agentRevoked(db: Db, project: string, agent: string): boolean {
       )
       .get() !== undefined
   );
+}
+
+/** Clears the body of every version of these records and marks them forgotten. */
+function forgetVersions(db: Db, project: string, kind: "item" | "entry", ids: readonly string[]): void {
+  if (ids.length === 0) return;
+  db.update(recordVersions)
+    .set({ body: null, forgotten: true })
+    .where(
+      and(
+        eq(recordVersions.project, project),
+        eq(recordVersions.kind, kind),
+        inArray(recordVersions.recordId, [...ids]),
+      ),
+    )
+    .run();
 }

@@ -1,0 +1,26 @@
+CREATE TABLE `history_floors` (
+	`project` text PRIMARY KEY NOT NULL,
+	`floor` integer NOT NULL,
+	FOREIGN KEY (`project`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `record_versions` (
+	`project` text NOT NULL,
+	`seq` integer NOT NULL,
+	`kind` text NOT NULL,
+	`record_id` text NOT NULL,
+	`body` text,
+	`forgotten` integer DEFAULT false NOT NULL,
+	PRIMARY KEY(`project`, `kind`, `record_id`, `seq`),
+	FOREIGN KEY (`project`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE cascade,
+	CONSTRAINT "record_versions_kind_check" CHECK(kind in ('item', 'entry'))
+);
+--> statement-breakpoint
+CREATE INDEX `record_versions_seq_idx` ON `record_versions` (`project`,`seq`);--> statement-breakpoint
+-- Seed (decision 0016): the history before this migration was not kept, so each record gets one version at the
+-- feed head and each existing project's floor is the head (its earlier packets cannot be replayed).
+INSERT INTO `record_versions` (`project`, `seq`, `kind`, `record_id`, `body`, `forgotten`)
+	SELECT `project`, (SELECT coalesce(max(`seq`), 0) FROM `changes`), 'item', `id`, `body`, 0 FROM `items`;--> statement-breakpoint
+INSERT INTO `record_versions` (`project`, `seq`, `kind`, `record_id`, `body`, `forgotten`)
+	SELECT `project`, (SELECT coalesce(max(`seq`), 0) FROM `changes`), 'entry', `id`, `body`, 0 FROM `journal_entries`;--> statement-breakpoint
+INSERT INTO `history_floors` (`project`, `floor`) SELECT `id`, (SELECT coalesce(max(`seq`), 0) FROM `changes`) FROM `projects`;
