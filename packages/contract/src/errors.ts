@@ -129,6 +129,25 @@ export const ERROR_CATALOGUE = {
   // Fact checks (`kxm memory verify`, issue 20).
   memory_check_failed: { status: 409, title: "A memory fact's check failed, timed out or could not start" },
   memory_check_not_found: { status: 404, title: "No active memory fact with a check has this id" },
+  // Replaying a stored packet (`kxm context replay`, decision 0016).
+  replay_history_purged: {
+    status: 410,
+    title: "Retention purged the record history this packet was assembled from",
+  },
+  replay_history_forgotten: {
+    status: 410,
+    title: "A record this packet read was forgotten since: its content is gone",
+  },
+  replay_memory_unavailable: {
+    status: 409,
+    title: "The memory commit this packet served cannot be read from the project's checkout",
+  },
+  replay_ranker_changed: { status: 409, title: "This packet was assembled by another ranker version" },
+  replay_task_mismatch: { status: 400, title: "The task given is not the one this packet was assembled for" },
+  replay_mismatch: {
+    status: 409,
+    title: "The rebuilt packet differs from the stored one: an input did not come back",
+  },
   internal_error: { status: 500, title: "An unexpected failure inside KXM" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

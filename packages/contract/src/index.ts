@@ -31,6 +31,7 @@ export {
   type PacketAudit,
   PacketAuditSchema,
   PacketIdSchema,
+  type PacketInputs,
   type PacketMemory,
   PacketMemorySchema,
   type PacketSection,

@@ -193,6 +193,24 @@ const StoredPacketAuditSchema = z.object({
 });
 
 /**
+ * The inputs of a hub assembly besides the request and the records (decision 0016), kept with the stored packet
+ * so a replay can rebuild it and name the input that differs.
+ */
+export const PacketInputsSchema = z.object({
+  /** The digest of the items the arbiter assembled from. */
+  pool: z.string(),
+  /** The open contradiction ids the arbiter was given, in the order given. */
+  contradictions: z.array(z.string()),
+  /** Items withheld by a rule below the arbiter, as [id, reason], in id order. */
+  withheld: z.array(z.tuple([z.string(), z.enum(WITHHELD_REASONS)])),
+  /** The hub's gaps after the arbiter's: authored memory, withheld items, review due. */
+  hubGaps: z.array(z.string()),
+  /** The authored-memory part of `hubGaps` (its first entries): git cannot give back a work tree, so it is kept. */
+  authoredGaps: z.array(z.string()),
+});
+export type PacketInputs = z.infer<typeof PacketInputsSchema>;
+
+/**
  * What the hub keeps of each packet it served, one per packet id and project: never the task text or an item's
  * body. `requestSha256` is the SHA-256 of the request's JSON (task included) as the audit echoed it, so a replay
  * given the task can check it is the same request; `changeSeq` is the store's change-feed position the pool had
@@ -219,5 +237,7 @@ export const StoredPacketSchema = z.object({
     skills: z.array(z.string()),
   }),
   audit: StoredPacketAuditSchema,
+  /** The assembly's other inputs; null for a packet stored before replay existed. */
+  inputs: PacketInputsSchema.nullable(),
 });
 export type StoredPacket = z.infer<typeof StoredPacketSchema>;

@@ -17,10 +17,18 @@ CREATE TABLE `record_versions` (
 );
 --> statement-breakpoint
 CREATE INDEX `record_versions_seq_idx` ON `record_versions` (`project`,`seq`);--> statement-breakpoint
+ALTER TABLE `packet_audits` ADD `inputs` text;--> statement-breakpoint
+ALTER TABLE `revocations` ADD `created_seq` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `revocations` ADD `lifted_seq` integer;--> statement-breakpoint
+ALTER TABLE `tombstones` ADD `created_seq` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `tombstones` ADD `lifted_seq` integer;--> statement-breakpoint
 -- Seed (decision 0016): the history before this migration was not kept, so each record gets one version at the
--- feed head and each existing project's floor is the head (its earlier packets cannot be replayed).
+-- feed head and each project's floor is the head (its earlier packets cannot be replayed). Rules lifted before
+-- the migration were lifted by the head.
 INSERT INTO `record_versions` (`project`, `seq`, `kind`, `record_id`, `body`, `forgotten`)
 	SELECT `project`, (SELECT coalesce(max(`seq`), 0) FROM `changes`), 'item', `id`, `body`, 0 FROM `items`;--> statement-breakpoint
 INSERT INTO `record_versions` (`project`, `seq`, `kind`, `record_id`, `body`, `forgotten`)
 	SELECT `project`, (SELECT coalesce(max(`seq`), 0) FROM `changes`), 'entry', `id`, `body`, 0 FROM `journal_entries`;--> statement-breakpoint
-INSERT INTO `history_floors` (`project`, `floor`) SELECT `id`, (SELECT coalesce(max(`seq`), 0) FROM `changes`) FROM `projects`;
+INSERT INTO `history_floors` (`project`, `floor`) SELECT `id`, (SELECT coalesce(max(`seq`), 0) FROM `changes`) FROM `projects`;--> statement-breakpoint
+UPDATE `revocations` SET `lifted_seq` = (SELECT coalesce(max(`seq`), 0) FROM `changes`) WHERE `lifted_at` IS NOT NULL;--> statement-breakpoint
+UPDATE `tombstones` SET `lifted_seq` = (SELECT coalesce(max(`seq`), 0) FROM `changes`) WHERE `lifted_at` IS NOT NULL;

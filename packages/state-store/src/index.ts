@@ -27,6 +27,7 @@ export type {
   PacketPageOptions,
   PacketRecordInput,
   PurgeCounts,
+  RecordsAsOf,
   RemovedProject,
   ReviewJournalInput,
   RevocationTarget,

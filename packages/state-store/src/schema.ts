@@ -259,6 +259,10 @@ export const revocations = sqliteTable(
     liftedBy: text("lifted_by"),
     liftedAt: text("lifted_at"),
     liftReason: text("lift_reason"),
+    /** The change-feed seq of the revocation's own change: a pool caught up with it applies the rule. */
+    createdSeq: integer("created_seq").notNull().default(0),
+    /** The seq of the lift's change; null while active. */
+    liftedSeq: integer("lifted_seq"),
   },
   (t) => [
     index("revocations_project_idx").on(t.project, t.revokedAt, t.id),
@@ -290,6 +294,10 @@ export const tombstones = sqliteTable(
     liftedBy: text("lifted_by"),
     liftedAt: text("lifted_at"),
     liftReason: text("lift_reason"),
+    /** The change-feed seq of the forgetting's own change (see {@link revocations}). */
+    createdSeq: integer("created_seq").notNull().default(0),
+    /** The seq of the lift's change; null while active. */
+    liftedSeq: integer("lifted_seq"),
   },
   (t) => [
     index("tombstones_project_idx").on(t.project, t.forgottenAt, t.id),
@@ -322,6 +330,8 @@ export const packetAudits = sqliteTable(
     /** The ids each packet section held. */
     sections: text("sections", { mode: "json" }).$type<Record<string, string[]>>().notNull(),
     audit: text("audit", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** The assembly's inputs besides the request and the records (decision 0016); null for rows older than replay. */
+    inputs: text("inputs", { mode: "json" }).$type<Record<string, unknown>>(),
   },
   (t) => [
     primaryKey({ columns: [t.project, t.packetId] }),

@@ -214,6 +214,14 @@ export interface WithholdRules {
   agentItems: Map<string, string>;
 }
 
+/** A project's stored records as they stood at one change seq (see {@link KxmStore.recordsAsOf}). */
+export interface RecordsAsOf {
+  /** Every stored item, by id. */
+  items: ContextItem[];
+  /** Every journal entry, by createdAt then id. */
+  journal: JournalEntry[];
+}
+
 export interface PurgeCounts {
   items: number;
   runs: number;
@@ -233,6 +241,8 @@ export interface PacketRecordInput {
   requestSha256: string;
   /** The change-feed position the pool had caught up with when it assembled the packet. */
   changeSeq: number;
+  /** The assembly's other inputs, kept so the packet can be replayed (decision 0016). */
+  inputs: StoredPacket["inputs"];
   /** The ids each packet section held. */
   sections: StoredPacket["sections"];
   /** The audit without the task text: `request.taskChars` in its place, no `packetId`. */
@@ -396,8 +406,17 @@ export interface KxmStore {
   listTombstones(project: string): Promise<Tombstone[]>;
   /** Lifts an active tombstone, as {@link liftRevocation} does a revocation. */
   liftTombstone(input: LiftInput, now: Date): Promise<Tombstone>;
-  /** The project's active revocations and tombstones, with the items each revoked agent contributed. */
-  withholdRules(project: string): Promise<WithholdRules>;
+  /**
+   * The project's active revocations and tombstones, with the items each revoked agent contributed; with `asOfSeq`,
+   * those active once every change up to that seq was applied (created at or before it, not lifted by then).
+   */
+  withholdRules(project: string, asOfSeq?: number): Promise<WithholdRules>;
+  /**
+   * The project's stored items and journal entries as they stood at change `seq` (decision 0016), from their
+   * versions. Below the project's history floor (retention pruned it) or past the head: 410
+   * `replay_history_purged`; a record forgotten since: 410 `replay_history_forgotten`, naming it.
+   */
+  recordsAsOf(project: string, seq: number): Promise<RecordsAsOf>;
 
   /**
    * Records packets served, in one transaction (a hub writes one event-loop turn's packets at once): a new

@@ -33,6 +33,7 @@ function record(
       relevance: { taskTokens: 2, matchedCandidates: 0, selected: [] },
       nearMisses: [],
     },
+    inputs: null,
     servedAt,
   };
 }

@@ -1,6 +1,8 @@
+import { type ContextItem, isKxmError } from "@kxm/contract";
 import Database from "better-sqlite3";
-import { expect, test } from "vitest";
-import { guideProposal } from "./support/state-fixtures.js";
+import { describe, expect, test } from "vitest";
+import type { PacketRecordInput } from "../src/index.js";
+import { guideProposal, proposeAndPromote } from "./support/state-fixtures.js";
 import { at, T0, tempStore } from "./support/temp-store.js";
 
 /** The versions as stored in the file: seq, kind, id and the status in the body (null for a deletion marker). */
@@ -8,16 +10,20 @@ function versions(file: string) {
   const raw = new Database(file, { readonly: true });
   try {
     return raw
-      .prepare("select seq, kind, record_id as id, body from record_versions order by seq, kind, record_id")
+      .prepare(
+        "select seq, kind, record_id as id, body, forgotten from record_versions order by seq, kind, record_id",
+      )
       .all()
       .map((row) => {
-        const { seq, kind, id, body } = row as { seq: number; kind: string; id: string; body: string | null };
-        return {
-          seq,
-          kind,
-          id,
-          status: body === null ? null : (JSON.parse(body) as { status?: string }).status,
+        const { seq, kind, id, body, forgotten } = row as {
+          seq: number;
+          kind: string;
+          id: string;
+          body: string | null;
+          forgotten: number;
         };
+        const status = body === null ? null : (JSON.parse(body) as { status?: string }).status;
+        return forgotten === 1 ? { seq, kind, id, status, forgotten: true } : { seq, kind, id, status };
       });
   } finally {
     raw.close();
@@ -47,7 +53,7 @@ test("proposals, promotions and journal writes each snapshot the rows they name,
   ]);
 });
 
-test("forgetting clears the body of every version of each record it deletes", async () => {
+test("forgetting clears the body of every version holding the content; the deletion marker stays", async () => {
   const { store, file } = tempStore();
   await store.createProject({ id: "demo" }, at(T0));
   const proposal = await store.proposeState(guideProposal(), at(T0, 1));
@@ -56,7 +62,159 @@ test("forgetting clears the body of every version of each record it deletes", as
     at(T0, 2),
   );
   expect(versions(file)).toEqual([
-    { seq: 2, kind: "item", id: proposal.id, status: null },
+    { seq: 2, kind: "item", id: proposal.id, status: null, forgotten: true },
     { seq: 3, kind: "item", id: proposal.id, status: null },
   ]);
+});
+
+const DAY = 86_400_000;
+
+/** What `code` the promise rejects with. */
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    return isKxmError(error) ? error.code : String(error);
+  }
+}
+
+/** A stored packet that read change `changeSeq`, last served at `servedAt`: what retention keeps history for. */
+function packetAt(changeSeq: number, servedAt: Date, n = 1): PacketRecordInput {
+  return {
+    project: "demo",
+    packetId: `pkt_${String(n).padStart(32, "0")}`,
+    runId: null,
+    rankerVersion: "kxm-rank-1",
+    requestSha256: "0".repeat(64),
+    changeSeq,
+    sections: { contradictions: [], currentState: [], knowledge: [], evidence: [], episodes: [], skills: [] },
+    audit: {
+      request: { project: "demo", role: "planner", taskChars: 1 },
+      selectedIds: [],
+      candidateCount: 0,
+      excludedSuperseded: 0,
+      budgetTokens: 6000,
+      estimatedTokens: 0,
+      unresolvedGaps: [],
+      relevance: { taskTokens: 1, matchedCandidates: 0, selected: [] },
+      nearMisses: [],
+    },
+    inputs: null,
+    servedAt,
+  };
+}
+
+const statuses = (items: readonly ContextItem[]) => items.map((item) => `${item.summary}:${item.status}`);
+
+describe("records as of a change seq", () => {
+  test("each seq reads the items and journal as they stood then, later promotions and writes unseen", async () => {
+    const { store } = tempStore();
+    await store.createProject({ id: "demo" }, at(T0));
+    await proposeAndPromote(store, "k", "A", at(T0, 1_000));
+    const afterA = await store.changeHead();
+    const run = await store.startRun({ project: "demo", workflow: "build", runId: "r1" }, at(T0, 1_500));
+    await store.appendJournal(
+      { project: "demo", runId: run.id, category: "decision", summary: "Use WAL" },
+      at(T0, 1_600),
+    );
+    const afterEntry = await store.changeHead();
+    await proposeAndPromote(store, "k", "B", at(T0, 2_000));
+
+    const thenA = await store.recordsAsOf("demo", afterA);
+    expect(statuses(thenA.items).sort()).toEqual(["A:current", "A:rejected"]);
+    expect(thenA.journal).toEqual([]);
+    const thenEntry = await store.recordsAsOf("demo", afterEntry);
+    expect(thenEntry.journal.map((entry) => entry.summary)).toEqual(["Use WAL"]);
+    const now = await store.recordsAsOf("demo", await store.changeHead());
+    // The head reads exactly what the store holds.
+    expect(now.items).toEqual(await store.liveItems("demo"));
+    expect(now.journal).toEqual(await store.listJournal("demo"));
+    expect(await store.recordsAsOf("demo", 0)).toEqual({ items: [], journal: [] });
+  });
+
+  test("a seq past the head, or not a whole number, is refused", async () => {
+    const { store } = tempStore();
+    await store.createProject({ id: "demo" }, at(T0));
+    expect(await codeOf(store.recordsAsOf("demo", (await store.changeHead()) + 1))).toBe(
+      "replay_history_purged",
+    );
+    expect(await codeOf(store.recordsAsOf("demo", -1))).toBe("invalid_request");
+    expect(await codeOf(store.recordsAsOf("demo", 1.5))).toBe("invalid_request");
+  });
+
+  test("a record forgotten since is named; after the forgetting it is simply absent", async () => {
+    const { store } = tempStore();
+    await store.createProject({ id: "demo" }, at(T0));
+    const proposal = await store.proposeState(guideProposal(), at(T0, 1));
+    const before = await store.changeHead();
+    await store.forget(
+      { project: "demo", itemId: proposal.id, reason: "leaked", forgottenBy: "kxm-admin" },
+      at(T0, 2),
+    );
+    await expect(store.recordsAsOf("demo", before)).rejects.toThrow(
+      `a record this packet read was forgotten since: ${proposal.id}`,
+    );
+    expect(await codeOf(store.recordsAsOf("demo", before))).toBe("replay_history_forgotten");
+    expect(await store.recordsAsOf("demo", await store.changeHead())).toEqual({ items: [], journal: [] });
+  });
+
+  test("rules as of a seq: created at or before it, lifted after it, reported unlifted", async () => {
+    const { store } = tempStore();
+    await store.createProject({ id: "demo" }, at(T0));
+    const before = await store.changeHead();
+    const revocation = await store.revoke(
+      { project: "demo", target: "evidence", value: "pr:12", reason: "bad", revokedBy: "kxm-admin" },
+      at(T0, 1),
+    );
+    const during = await store.changeHead();
+    await store.liftRevocation(
+      { project: "demo", id: revocation.id, reason: "fine", liftedBy: "kxm-admin" },
+      at(T0, 2),
+    );
+    expect((await store.withholdRules("demo", before)).revocations).toEqual([]);
+    expect((await store.withholdRules("demo", during)).revocations).toEqual([revocation]);
+    expect((await store.withholdRules("demo", await store.changeHead())).revocations).toEqual([]);
+    expect((await store.withholdRules("demo")).revocations).toEqual([]);
+  });
+});
+
+describe("retention of record versions", () => {
+  test("purged records get deletion markers; versions no stored packet reads go, and the floor rises", async () => {
+    const { store, file } = tempStore();
+    await store.createProject({ id: "demo" }, at(T0));
+    await proposeAndPromote(store, "k", "A", at(T0, 1_000));
+    const afterA = await store.changeHead();
+    await proposeAndPromote(store, "k", "B", at(T0, 2_000));
+    const afterB = await store.changeHead();
+    // A packet that read the pool after A: its history must survive a purge of A.
+    await store.recordPackets([packetAt(afterA, at(T0, 30 * DAY))]);
+    expect(await store.purge(at(T0, 2_001 + 7 * DAY), 7)).toMatchObject({ items: 3 });
+    expect(statuses(await store.liveItems("demo"))).toEqual(["B:current"]);
+    // The packet's records read back as they were, A included; after the purge A is gone.
+    expect(statuses((await store.recordsAsOf("demo", afterA)).items).sort()).toEqual([
+      "A:current",
+      "A:rejected",
+    ]);
+    expect(statuses((await store.recordsAsOf("demo", afterB)).items).sort()).toEqual([
+      "A:rejected",
+      "A:superseded",
+      "B:current",
+      "B:rejected",
+    ]);
+    expect(statuses((await store.recordsAsOf("demo", await store.changeHead())).items)).toEqual([
+      "B:current",
+    ]);
+    expect(await codeOf(store.recordsAsOf("demo", afterA - 1))).toBe("replay_history_purged");
+
+    // Once the packet is purged too, only B's current version is left, and older reads are refused.
+    const rows = versions(file).length;
+    expect(await store.purge(at(T0, 40 * DAY), 7)).toMatchObject({ packets: 1 });
+    expect(versions(file).length).toBeLessThan(rows);
+    expect(versions(file).map((row) => row.status)).toEqual(["current"]);
+    expect(await codeOf(store.recordsAsOf("demo", afterB))).toBe("replay_history_purged");
+    expect(statuses((await store.recordsAsOf("demo", await store.changeHead())).items)).toEqual([
+      "B:current",
+    ]);
+  });
 });

@@ -1,16 +1,19 @@
 import { compareCodeUnits } from "@kxm/contract";
 import type Database from "better-sqlite3";
-import { and, lt, lte, max, sql } from "drizzle-orm";
+import { and, lt, lte, max } from "drizzle-orm";
 import { changes } from "../schema.js";
 import type { ChangeBatch, ChangeKind, StoreChange } from "../types.js";
 import type { Db } from "./db.js";
+import { snapshotVersions } from "./versions.js";
 
 /** The most changes one call returns; a reader further behind than this rebuilds instead (`reset`). */
 const CHANGE_BATCH_LIMIT = 1_000;
 
 /**
- * Appends one change to the feed. Call it inside the write's own transaction, so the change commits (or rolls
- * back) with the write it describes. `ids` are sorted, so equal writes give equal rows.
+ * Appends one change to the feed and answers its seq. Call it inside the write's own transaction, so the change
+ * commits (or rolls back) with the write it describes. `ids` are sorted, so equal writes give equal rows. An
+ * `items` or `journal` change also copies the records it names, as they now are, into their versions (decision
+ * 0016), here so no writer can leave one out.
  */
 export function appendChange(
   db: Db,
@@ -18,19 +21,12 @@ export function appendChange(
   kind: ChangeKind,
   ids: readonly string[],
   at: string | null,
-): void {
+): number {
   const sorted = [...new Set(ids)].sort(compareCodeUnits);
   const seq = Number(db.insert(changes).values({ project, kind, ids: sorted, at }).run().lastInsertRowid);
-  // Items and journal changes snapshot the named rows as they now are (decision 0016), here so no writer can
-  // forget to: a row that no longer exists gets a deletion marker (NULL body).
-  if (kind === "items" || kind === "journal") {
-    const table = kind === "items" ? sql`items` : sql`journal_entries`;
-    const recordKind = kind === "items" ? "item" : "entry";
-    db.run(sql`insert into record_versions (project, seq, kind, record_id, body, forgotten)
-      select ${project}, ${seq}, ${recordKind}, j.value,
-        (select body from ${table} r where r.project = ${project} and r.id = j.value), 0
-      from json_each(${JSON.stringify(sorted)}) j`);
-  }
+  if (kind === "items") snapshotVersions(db, project, seq, "item", sorted);
+  else if (kind === "journal") snapshotVersions(db, project, seq, "entry", sorted);
+  return seq;
 }
 
 /** The highest sequence number ever given (0 for none); the feed's newest row is never pruned, so it is the head. */

@@ -23,6 +23,7 @@ function toStoredPacket(row: Row): StoredPacket {
     timesServed: row.timesServed,
     sections: row.sections as StoredPacket["sections"],
     audit: row.audit as StoredPacket["audit"],
+    inputs: (row.inputs ?? null) as StoredPacket["inputs"],
   };
 }
 
@@ -49,6 +50,7 @@ export function recordPackets(db: Db, records: readonly PacketRecordInput[]): vo
           timesServed: 1,
           sections: record.sections,
           audit: record.audit,
+          inputs: record.inputs,
         })
         .onConflictDoUpdate({
           target: [packetAudits.project, packetAudits.packetId],

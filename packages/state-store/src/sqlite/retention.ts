@@ -5,6 +5,7 @@ import { DAY_MS, isoTime } from "../time.js";
 import type { PurgeCounts } from "../types.js";
 import { appendChange, pruneChanges } from "./changes.js";
 import { type Db, immediate } from "./db.js";
+import { pruneVersions, snapshotVersions } from "./versions.js";
 
 const EARLIEST = "0000-01-01T00:00:00.000Z";
 const EARLIEST_MS = Date.parse(EARLIEST);
@@ -22,7 +23,8 @@ function purgeHorizon(now: Date, retentionDays: number): string {
  * Deletes, in one transaction, superseded state and closed (consumed) proposals whose `validUntil` is before the
  * horizon, terminal runs that finished before it with their journal entries and episode, and stored packets last
  * served before it. Each project that lost a record other than a stored packet gets one `purge` change (its readers
- * rebuild it), and the change feed's entries from before the horizon go too.
+ * rebuild it) with a deletion marker per purged record, the change feed's entries from before the horizon go too,
+ * and so does every record version the oldest stored packet left cannot read.
  */
 export function purge(db: Db, now: Date, retentionDays: number): PurgeCounts {
   const horizon = purgeHorizon(now, retentionDays);
@@ -50,17 +52,17 @@ export function purge(db: Db, now: Date, retentionDays: number): PurgeCounts {
           lt(items.validUntil, horizon),
         ),
       )
-      .returning({ project: items.project })
+      .returning({ project: items.project, id: items.id })
       .all();
     const episodes = db
       .delete(items)
       .where(and(eq(items.kind, "episode"), isNotNull(items.runId), expiredRun(items.project, items.runId)))
-      .returning({ project: items.project })
+      .returning({ project: items.project, id: items.id })
       .all();
     const journal = db
       .delete(journalEntries)
       .where(expiredRun(journalEntries.project, journalEntries.runId))
-      .returning({ project: journalEntries.project })
+      .returning({ project: journalEntries.project, id: journalEntries.id })
       .all();
     const finished = db
       .delete(runs)
@@ -72,7 +74,16 @@ export function purge(db: Db, now: Date, retentionDays: number): PurgeCounts {
     const touched = new Set([...state, ...episodes, ...journal, ...finished].map((row) => row.project));
     const at = isoTime(now, "now");
     pruneChanges(db, horizon);
-    for (const project of [...touched].sort(compareCodeUnits)) appendChange(db, project, "purge", [], at);
+    // Each purged record gets a deletion marker at its project's purge change, so a packet read after it does not
+    // see the record; then the versions no stored packet can read go (decision 0016).
+    const purgedIds = (rows: readonly { project: string; id: string }[], project: string) =>
+      rows.filter((row) => row.project === project).map((row) => row.id);
+    for (const project of [...touched].sort(compareCodeUnits)) {
+      const seq = appendChange(db, project, "purge", [], at);
+      snapshotVersions(db, project, seq, "item", purgedIds([...state, ...episodes], project));
+      snapshotVersions(db, project, seq, "entry", purgedIds(journal, project));
+    }
+    pruneVersions(db);
     return {
       items: state.length + episodes.length,
       runs: finished.length,

@@ -29,6 +29,7 @@ import type {
   PacketPageOptions,
   PacketRecordInput,
   PurgeCounts,
+  RecordsAsOf,
   RemovedProject,
   ReviewJournalInput,
   RevokeInput,
@@ -53,6 +54,7 @@ import { purge } from "./retention.js";
 import * as reviews from "./reviews.js";
 import * as runs from "./runs.js";
 import * as state from "./state.js";
+import * as versions from "./versions.js";
 import * as withhold from "./withhold.js";
 
 /**
@@ -216,8 +218,11 @@ export class SqliteKxmStore implements KxmStore {
   liftTombstone(input: LiftInput, now: Date): Promise<Tombstone> {
     return this.#run((db) => withhold.liftTombstone(db, input, now));
   }
-  withholdRules(project: string): Promise<WithholdRules> {
-    return this.#run((db) => withhold.withholdRules(db, project));
+  withholdRules(project: string, asOfSeq?: number): Promise<WithholdRules> {
+    return this.#run((db) => withhold.withholdRules(db, project, asOfSeq));
+  }
+  recordsAsOf(project: string, seq: number): Promise<RecordsAsOf> {
+    return this.#run((db) => versions.recordsAsOf(db, project, seq));
   }
   recordPackets(records: readonly PacketRecordInput[]): Promise<void> {
     return this.#run((db) => packets.recordPackets(db, records));

@@ -1,14 +1,15 @@
 // Revocations and tombstones (decision 0017): the operator's withdrawals and what was forgotten.
 import { compareCodeUnits, KxmError, LIMITS, type Revocation, type Tombstone } from "@kxm/contract";
-import { and, asc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import { contentSha256 } from "../domain/content.js";
 import { randomId } from "../ids.js";
 import { projectId, recordId, redactedText } from "../input.js";
-import { items, journalEntries, recordVersions, revocations, stateProposals, tombstones } from "../schema.js";
+import { items, journalEntries, revocations, stateProposals, tombstones } from "../schema.js";
 import { isoTime } from "../time.js";
 import type { ForgetInput, LiftInput, RevocationTarget, RevokeInput, WithholdRules } from "../types.js";
 import { appendChange } from "./changes.js";
 import { type Db, immediate, requireProject } from "./db.js";
+import { forgetVersions } from "./versions.js";
 
 const TARGETS: ReadonlySet<string> = new Set(["evidence", "source", "source_prefix", "item", "agent"]);
 
@@ -93,8 +94,10 @@ export function revoke(db: Db, input: RevokeInput, now: Date): Revocation {
   };
   return immediate(db, () => {
     requireProject(db, project);
-    db.insert(revocations).values(row).run();
-    appendChange(db, project, "project", [], row.revokedAt);
+    const createdSeq = appendChange(db, project, "project", [], row.revokedAt);
+    db.insert(revocations)
+      .values({ ...row, createdSeq })
+      .run();
     return toRevocation(db.select().from(revocations).where(eq(revocations.id, row.id)).get()!);
   });
 }
@@ -185,11 +188,12 @@ export function forget(db: Db, input: ForgetInput, now: Date): { tombstone: Tomb
       .map((gone) => gone.id);
     if (goneItems.length > 0) appendChange(db, project, "items", goneItems, at);
     if (goneEntries.length > 0) appendChange(db, project, "journal", goneEntries, at);
-    // Forgetting keeps no content: every stored version of a deleted record loses its body too (decision 0016).
-    forgetVersions(db, project, "item", goneItems);
-    forgetVersions(db, project, "entry", goneEntries);
-    db.insert(tombstones).values(row).run();
-    appendChange(db, project, "project", [], at);
+    // Forgetting keeps no content: no version of any record keeps it either (decision 0016).
+    forgetVersions(db, project, summary);
+    const createdSeq = appendChange(db, project, "project", [], at);
+    db.insert(tombstones)
+      .values({ ...row, createdSeq })
+      .run();
     const tombstone = toTombstone(db.select().from(tombstones).where(eq(tombstones.id, row.id!)).get()!);
     const deleted = [...goneItems, ...goneEntries.map((id) => `journal_${id}`)].sort(compareCodeUnits);
     return { tombstone, deleted };
@@ -238,36 +242,55 @@ function lift<T extends typeof revocations | typeof tombstones>(
     if (row.liftedAt !== null) {
       throw new KxmError("invalid_request", `${noun} ${row.id} was already lifted at ${row.liftedAt}`);
     }
-    // Drizzle cannot type `set` over a union of tables; the three lift columns are alike in both.
+    const liftedSeq = appendChange(db, project, "project", [], at);
+    // Drizzle cannot type `set` over a union of tables; the lift columns are alike in both.
     db.update(table as typeof revocations)
-      .set({ liftedBy, liftedAt: at, liftReason: reason })
+      .set({ liftedBy, liftedAt: at, liftReason: reason, liftedSeq })
       .where(eq(table.id, row.id))
       .run();
-    appendChange(db, project, "project", [], at);
-    return { ...row, liftedBy, liftedAt: at, liftReason: reason };
+    return { ...row, liftedBy, liftedAt: at, liftReason: reason, liftedSeq };
   });
 }
 
+/** A rule as it stood before it was lifted: the matcher applies it. */
+function unlifted<T extends Revocation | Tombstone>(rule: T): T {
+  const { liftedBy: _by, liftedAt: _at, liftReason: _reason, ...before } = rule;
+  return before as T;
+}
+
+/** The rows of a rules table active now, or once every change up to `asOfSeq` was applied. */
+function activeRule(table: typeof revocations | typeof tombstones, project: string, asOfSeq?: number) {
+  if (asOfSeq === undefined) return and(eq(table.project, project), isNull(table.liftedAt));
+  return and(
+    eq(table.project, project),
+    lte(table.createdSeq, asOfSeq),
+    or(isNull(table.liftedSeq), gt(table.liftedSeq, asOfSeq)),
+  );
+}
+
 /**
- * The project's active revocations and tombstones, and the items each revoked agent contributed: the proposals it
- * made and the values promoted from them (`state_proposals` records both). Read in one snapshot.
+ * The project's active revocations and tombstones (with `asOfSeq`, those active at that change seq; a rule lifted
+ * since is reported as it was then, unlifted), and the items each revoked agent contributed: the proposals it made
+ * and the values promoted from them (`state_proposals` records both). Read in one snapshot.
  */
-export function withholdRules(db: Db, project: string): WithholdRules {
+export function withholdRules(db: Db, project: string, asOfSeq?: number): WithholdRules {
   return db.transaction(() => {
     const active = db
       .select()
       .from(revocations)
-      .where(and(eq(revocations.project, project), isNull(revocations.liftedAt)))
+      .where(activeRule(revocations, project, asOfSeq))
       .orderBy(asc(revocations.revokedAt), asc(revocations.id))
       .all()
-      .map(toRevocation);
+      .map(toRevocation)
+      .map((revocation) => (asOfSeq === undefined ? revocation : unlifted(revocation)));
     const forgotten = db
       .select()
       .from(tombstones)
-      .where(and(eq(tombstones.project, project), isNull(tombstones.liftedAt)))
+      .where(activeRule(tombstones, project, asOfSeq))
       .orderBy(asc(tombstones.forgottenAt), asc(tombstones.id))
       .all()
-      .map(toTombstone);
+      .map(toTombstone)
+      .map((tombstone) => (asOfSeq === undefined ? tombstone : unlifted(tombstone)));
     const agents = [...new Set(active.filter((r) => r.target === "agent").map((r) => r.value))].sort(
       compareCodeUnits,
     );
@@ -311,19 +334,4 @@ export function agentRevoked(db: Db, project: string, agent: string): boolean {
       )
       .get() !== undefined
   );
-}
-
-/** Clears the body of every version of these records and marks them forgotten. */
-function forgetVersions(db: Db, project: string, kind: "item" | "entry", ids: readonly string[]): void {
-  if (ids.length === 0) return;
-  db.update(recordVersions)
-    .set({ body: null, forgotten: true })
-    .where(
-      and(
-        eq(recordVersions.project, project),
-        eq(recordVersions.kind, kind),
-        inArray(recordVersions.recordId, [...ids]),
-      ),
-    )
-    .run();
 }
