@@ -6,9 +6,9 @@ import { type CheckRecords, checkFailing, parseCheckRecords } from "./fact-check
 import { admitFact } from "./fact-item.js";
 import {
   type CommittedFile,
+  type CommittedReadOptions,
   checkTrackedClean,
   type GitFileState,
-  type GitOptions,
   readCommittedFiles,
 } from "./git.js";
 import { AUTHORED_MEMORY_PATHS, isMemoryCandidate, KXM_PATHS } from "./layout.js";
@@ -51,8 +51,11 @@ export interface CommittedMemory {
    * path.
    */
   withheld: WithheldFile[];
-  /** Why nothing could be read, when the work tree holds memory or skills but git cannot vouch for any of it. */
-  unavailable: "not_a_repository" | "git_missing" | "timeout" | "failed" | undefined;
+  /**
+   * Why nothing could be read, when the work tree holds memory or skills but git cannot vouch for any of it (or,
+   * reading one earlier commit, `commit_missing`: the repository does not hold it).
+   */
+  unavailable: "not_a_repository" | "git_missing" | "timeout" | "failed" | "commit_missing" | undefined;
 }
 
 function byId(a: MemoryFact, b: MemoryFact): number {
@@ -155,18 +158,26 @@ const EMPTY_REVISION = revisionOf([]);
  * its content) and the other facts are still served. Every uncommitted change is listed in `withheld`. When git
  * cannot be read (no repository, git missing, a timeout) and the work tree holds memory or skills, nothing is
  * served and `unavailable` says why. The committed `.kxm/memory-checks.json` decides `checkFailed`; a malformed
- * one is a problem, and then no fact is withheld for its check.
+ * one is a problem, and then no fact is withheld for its check. With `options.commit` that commit is read instead
+ * of HEAD (a stored packet's, for a replay): nothing is `withheld`, and a commit the repository does not hold is
+ * `unavailable: "commit_missing"`.
  */
 export async function readCommittedMemory(
   root: string,
   project: string,
-  options: GitOptions = {},
+  options: CommittedReadOptions = {},
 ): Promise<CommittedMemory> {
   const [committed, check] = await Promise.all([
     readCommittedFiles(root, [...AUTHORED_MEMORY_PATHS, KXM_PATHS.memoryChecks], options),
     // The check record decides what is withheld, so an uncommitted one is listed like any other authored file.
-    checkTrackedClean(root, [...AUTHORED_MEMORY_PATHS, KXM_PATHS.memoryChecks], options),
+    // An earlier commit is read for what it served: the work tree says nothing about it.
+    options.commit === undefined
+      ? checkTrackedClean(root, [...AUTHORED_MEMORY_PATHS, KXM_PATHS.memoryChecks], options)
+      : ({ status: "clean" } as const),
   ]);
+  if (committed.status === "unavailable" && committed.reason === "commit_missing") {
+    return { ...nothingServed(), unavailable: "commit_missing" };
+  }
   if (committed.status === "unavailable" || check.status === "unavailable") {
     const reason =
       committed.status === "unavailable"

@@ -323,7 +323,19 @@ export interface CommittedFile {
 /** The answer of {@link readCommittedFiles}. */
 export type CommittedFiles =
   | { status: "ok"; commit: string | undefined; files: CommittedFile[] }
-  | { status: "unavailable"; reason: "not_a_repository" | "git_missing" | "timeout" | "failed" };
+  | {
+      status: "unavailable";
+      /** `commit_missing`: the commit asked for is not in the repository (or is not a full commit id). */
+      reason: "not_a_repository" | "git_missing" | "timeout" | "failed" | "commit_missing";
+    };
+
+/** How committed files are read: at HEAD, or at one earlier commit by its full id. */
+export interface CommittedReadOptions extends GitOptions {
+  /** A full commit id (40 or 64 hex digits) to read instead of HEAD. */
+  commit?: string;
+}
+
+const FULL_COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 function unavailableFiles(result: RunResult): CommittedFiles {
   const check = unavailable(result);
@@ -362,26 +374,36 @@ function parseBatch(output: Buffer, count: number): Buffer[] {
 }
 
 /**
- * The files under `paths` (project-relative folders such as `.kxm/memory`) as the commit HEAD names holds them,
- * never the work tree nor the index: `git ls-tree` lists them, one `git cat-file --batch` reads them. Paths are
+ * The files under `paths` (project-relative folders such as `.kxm/memory`) as the commit HEAD names (or
+ * `options.commit`) holds them, never the work tree nor the index: `git ls-tree` lists them, one `git cat-file --batch` reads them. Paths are
  * relative to `root` and sorted by code unit. A repository with no commit yet holds no file (`commit`
  * undefined). git runs as in {@link checkTrackedClean}, within `timeoutMs` for the whole read.
  */
 export async function readCommittedFiles(
   root: string,
   paths: readonly string[],
-  options: GitOptions = {},
+  options: CommittedReadOptions = {},
 ): Promise<CommittedFiles> {
   const pathspecs = paths.map(checkPathspec);
   const binary = options.gitBinary ?? "git";
   const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const head = await runGit(binary, root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], deadline);
+  const asked = options.commit;
+  // Only a full id reaches git: never an option, a range or a name another ref could take.
+  if (asked !== undefined && !FULL_COMMIT_ID.test(asked))
+    return { status: "unavailable", reason: "commit_missing" };
+  const head = await runGit(
+    binary,
+    root,
+    ["rev-parse", "--verify", "--quiet", `${asked ?? "HEAD"}^{commit}`],
+    deadline,
+  );
   if (head.kind !== "exit") return unavailableFiles(head);
   if (head.code !== 0) {
     if (head.code === 1 && head.stderr === "") {
-      // An unborn HEAD, or no repository at all: rev-parse tells them apart.
+      // An unborn HEAD, a commit not in the repository, or no repository at all: rev-parse tells them apart.
       const top = await runGit(binary, root, ["rev-parse", "--show-prefix"], deadline);
       if (top.kind !== "exit" || top.code !== 0) return unavailableFiles(top);
+      if (asked !== undefined) return { status: "unavailable", reason: "commit_missing" };
       return { status: "ok", commit: undefined, files: [] };
     }
     return unavailableFiles(head);

@@ -23,7 +23,7 @@ export { factWithheldReason, readCheckRecords } from "./fact-checks.js";
 export { factToContextItem } from "./fact-item.js";
 export { writeFileWhole } from "./files.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
-export type { CommittedFile, CommittedFiles, GitFileState } from "./git.js";
+export type { CommittedFile, CommittedFiles, CommittedReadOptions, GitFileState } from "./git.js";
 export { checkTrackedClean, type GitCheck, gitDirectories } from "./git.js";
 export { authoredMemoryDirs, KXM_PATHS, kxmDir } from "./layout.js";
 export { activeFacts, deliverableFacts, type FactNotice, factNotices, validateMemory } from "./load.js";

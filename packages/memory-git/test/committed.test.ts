@@ -127,6 +127,21 @@ describe("readCommittedFiles and readCommittedMemory read HEAD, never the work t
     expect(await computeMemoryRevision(root)).not.toBe(memory.revision);
   });
 
+  it("reads an earlier commit by its full id; a commit not there, or not a full id, is commit_missing", async () => {
+    const root = await repo();
+    const first = git(root, "rev-parse", "HEAD");
+    const before = await readCommittedMemory(root, "demo");
+    await putFact(root, "release.md", { id: "release", summary: "Run the long release suite" });
+    git(root, "commit", "-q", "-am", "later");
+    await putFact(root, "release.md", { id: "release", summary: "Uncommitted" });
+    const then = await readCommittedMemory(root, "demo", { commit: first });
+    expect(then).toEqual({ ...before, withheld: [] });
+    expect(then.items.map((item) => item.summary)).toEqual(["Run the release suite"]);
+    for (const commit of ["0".repeat(40), first.slice(0, 12), "--all", "HEAD"]) {
+      expect((await readCommittedMemory(root, "demo", { commit })).unavailable).toBe("commit_missing");
+    }
+  });
+
   it("a project inside a repository reads its own folder's files", async () => {
     const top = await tempRoot();
     git(top, "init", "-q");
