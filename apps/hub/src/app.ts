@@ -130,13 +130,19 @@ const TRUSTED_RESPONSES = new Set(
   }),
 );
 
-const CONTEXT_RESPONSE = `${ROUTES.getContext.method} ${ROUTES.getContext.path} ${ROUTES.getContext.status}`;
+/** A packet's answer, served or replayed: the same serializer gives the same bytes. */
+const PACKET_RESPONSES = new Set(
+  (["getContext", "replayPacket"] as const).map((name) => {
+    const route = ROUTES[name];
+    return `${route.method} ${route.path} ${route.status}`;
+  }),
+);
 
 const hubSerializerCompiler: typeof serializerCompiler = (route) => {
   const key = `${route.method} ${route.url} ${route.httpStatus}`;
   // A packet is sent as the bytes assembledPacketJson builds from each item's cached JSON (Fastify takes a Buffer
   // as it is, so neither the packet nor its length is encoded again).
-  if (key === CONTEXT_RESPONSE) {
+  if (PACKET_RESPONSES.has(key)) {
     return (data: unknown) => assembledPacketJson(data as AssembledPacket) as unknown as string;
   }
   if (TRUSTED_RESPONSES.has(key)) return (data: unknown) => JSON.stringify(data);

@@ -19,3 +19,13 @@ export function toJournalRecord(entry: JournalEntry, log: FastifyBaseLogger): Jo
     return undefined;
   }
 }
+
+/** The entries that convert, in their order; a malformed one is skipped and logged as {@link toJournalRecord} does. */
+export function toJournalRecords(entries: readonly JournalEntry[], log: FastifyBaseLogger): JournalRecord[] {
+  const records: JournalRecord[] = [];
+  for (const entry of entries) {
+    const record = toJournalRecord(entry, log);
+    if (record !== undefined) records.push(record);
+  }
+  return records;
+}

@@ -3,32 +3,32 @@
 // before it answers.
 import { createHash } from "node:crypto";
 import { RANKER_VERSION } from "@kxm/arbiter";
-import { type AssembledPacket, PACKET_SECTIONS, type PacketAudit, type StoredPacket } from "@kxm/contract";
+import {
+  type AssembledPacket,
+  PACKET_SECTIONS,
+  type PacketAudit,
+  type PacketInputs,
+  type StoredPacket,
+} from "@kxm/contract";
 import type { KxmStore, PacketRecordInput } from "@kxm/state-store";
-
-/** The inputs of an assembly besides the request, which the audit echoes. */
-export interface PacketInputs {
-  /** The digest of the items the arbiter assembled from (pool-digest.ts). */
-  readonly pool: string;
-  /** The open contradiction ids the arbiter was given, in the order given. */
-  readonly contradictions: readonly string[];
-  /** Items withheld by a rule below the arbiter, as [id, reason], in id order. */
-  readonly withheld: readonly (readonly [string, string])[];
-  /** The hub's gaps appended to the arbiter's: authored memory (uncommitted, malformed), withheld items, review due. */
-  readonly hubGaps: readonly string[];
-}
 
 function sha256(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** The SHA-256 of the request's JSON as the audit echoes it: what a stored packet keeps of its task. */
+export function requestDigest(request: PacketAudit["request"]): string {
+  return sha256(JSON.stringify(request));
 }
 
 /**
  * `pkt_` + the first 32 hex digits of the SHA-256 of one JSON text, its keys in this fixed order: the ranker
  * version, the request as the audit echoes it (its keys in the arbiter's fixed order), the pool's digest, the
  * contradictions, the withheld items, the memory commit and revision served (null without a checkout) and the
- * authored-memory gaps (which a commit and revision do not fix: an uncommitted file is a gap of its own).
+ * hub's gaps (the authored-memory ones among them, which a commit and revision do not fix: an uncommitted file is a
+ * gap of its own). `authoredGaps` is not hashed apart: it is the first part of `hubGaps`.
  */
-export function packetIdOf(audit: PacketAudit, inputs: PacketInputs): string {
+export function packetIdOf(audit: PacketAudit, inputs: Omit<PacketInputs, "authoredGaps">): string {
   const memory =
     audit.memory === undefined ? null : { commit: audit.memory.commit, revision: audit.memory.revision };
   const canonical = JSON.stringify({
@@ -73,6 +73,7 @@ export function packetRecord(
   packetId: string,
   changeSeq: number,
   servedAt: Date,
+  inputs: PacketInputs,
 ): PacketRecordInput {
   const { audit } = assembled;
   return {
@@ -80,12 +81,13 @@ export function packetRecord(
     packetId,
     runId: audit.request.runId ?? null,
     rankerVersion: RANKER_VERSION,
-    requestSha256: sha256(JSON.stringify(audit.request)),
+    requestSha256: requestDigest(audit.request),
     changeSeq,
     sections: Object.fromEntries(
       PACKET_SECTIONS.map((section) => [section, assembled.packet[section].map((item) => item.id)]),
     ) as StoredPacket["sections"],
     audit: storedAudit(audit),
+    inputs,
     servedAt,
   };
 }

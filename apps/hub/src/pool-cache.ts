@@ -3,7 +3,7 @@ import type { ProjectRecord } from "@kxm/contract";
 import type { KxmStore, StoreChange } from "@kxm/state-store";
 import type { FastifyBaseLogger } from "fastify";
 import { readAuthored } from "./authored.js";
-import { type JournalRecord, toJournalRecord } from "./journal-records.js";
+import { toJournalRecords } from "./journal-records.js";
 import { ProjectPool } from "./project-pool.js";
 
 interface CacheEntry {
@@ -170,11 +170,7 @@ export class PoolCache {
     this.loadedProjects.set(project.id, project);
     const authored = await readAuthored(project, this.log);
     const items = await this.store.liveItems(project.id);
-    const journal: JournalRecord[] = [];
-    for (const entry of await this.store.listJournal(project.id)) {
-      const record = toJournalRecord(entry, this.log);
-      if (record !== undefined) journal.push(record);
-    }
+    const journal = toJournalRecords(await this.store.listJournal(project.id), this.log);
     // Revocations and tombstones change only with a `project` change, which drops the pool: read once per load.
     const rules = await this.store.withholdRules(project.id);
     return new ProjectPool(project, items, journal, authored, this.log, rules);

@@ -17,7 +17,10 @@ import {
   call,
   createTestHub,
   GUIDE_PROPOSAL,
+  gitCheckout,
+  memoryFact,
   projectWithAgent,
+  runSql,
   type TestHub,
 } from "./helpers.js";
 
@@ -152,6 +155,66 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
     admin_auth_not_configured: (c) =>
       call(c.noAdmin.app, "GET", `/v1/projects/demo/packets/pkt_${"0".repeat(32)}`, ADMIN_TOKEN),
     not_found: (c) => get(c, `/v1/projects/demo/packets/pkt_${"0".repeat(32)}`),
+  },
+  replayPacket: {
+    invalid_request: (c) => post(c, `/v1/projects/demo/packets/pkt_${"0".repeat(32)}/replay`, {}),
+    admin_auth_not_configured: (c) =>
+      call(c.noAdmin.app, "POST", `/v1/projects/demo/packets/pkt_${"0".repeat(32)}/replay`, ADMIN_TOKEN, {
+        task: "t",
+      }),
+    context_limits_exceeded: (c) =>
+      post(c, `/v1/projects/demo/packets/pkt_${"0".repeat(32)}/replay`, { task: "x".repeat(2001) }),
+    not_found: (c) => post(c, `/v1/projects/demo/packets/pkt_${"0".repeat(32)}/replay`, { task: "t" }),
+    replay_task_mismatch: async (c) => replayOf(c, await servedPacket(c, "a task"), "another task"),
+    replay_ranker_changed: async (c) => {
+      const packetId = await servedPacket(c, "an older ranker's task");
+      runSql(
+        c.hub.dbPath,
+        "update packet_audits set ranker_version = 'kxm-rank-0' where packet_id = ?",
+        packetId,
+      );
+      return replayOf(c, packetId, "an older ranker's task");
+    },
+    replay_history_purged: async (c) => {
+      const packetId = await servedPacket(c, "a task from before replay");
+      runSql(c.hub.dbPath, "update packet_audits set inputs = null where packet_id = ?", packetId);
+      return replayOf(c, packetId, "a task from before replay");
+    },
+    replay_history_forgotten: async (c) => {
+      const entryId = await journalEntry(c.hub.app, "demo", "A note that will be forgotten");
+      const packetId = await servedPacket(c, "the note that will be forgotten");
+      const forgotten = await post(c, `/v1/projects/demo/items/${entryId}/forget`, { reason: "forgotten" });
+      expect(forgotten.statusCode, forgotten.body).toBe(201);
+      return replayOf(c, packetId, "the note that will be forgotten");
+    },
+    replay_memory_unavailable: async (c) => {
+      const root = await gitCheckout(c.hub.dir, "replay-memory", {
+        ".kxm/memory/a.md": memoryFact("a", "A fact"),
+      });
+      const created = await post(c, "/v1/projects", { id: "replay-memory", checkoutRoot: root });
+      expect(created.statusCode, created.body).toBe(201);
+      const packetId = await servedPacket(c, "a fact", "replay-memory");
+      const other = await gitCheckout(c.hub.dir, "replay-memory-other", { "README.md": "other\n" });
+      await call(c.hub.app, "PATCH", "/v1/projects/replay-memory", ADMIN_TOKEN, { checkoutRoot: other });
+      return replayOf(c, packetId, "a fact", "replay-memory");
+    },
+    replay_mismatch: async (c) => {
+      const proposed = await post(
+        c,
+        "/v1/projects/demo/state/proposals",
+        { ...GUIDE_PROPOSAL, key: "replay.mismatch" },
+        c.key,
+      );
+      expect(proposed.statusCode, proposed.body).toBe(201);
+      const packetId = await servedPacket(c, "a pool that will not come back");
+      // A record the packet never read appears in the file's history, as a copy of one it did read.
+      runSql(
+        c.hub.dbPath,
+        "insert into record_versions (project, seq, kind, record_id, body, forgotten) select project, seq, kind, 'state_planted', json_set(body, '$.id', 'state_planted'), 0 from record_versions where record_id = ?",
+        proposed.json().proposalId,
+      );
+      return replayOf(c, packetId, "a pool that will not come back");
+    },
   },
   startRun: {
     invalid_request: (c) => post(c, "/v1/projects/demo/runs", { workflow: "" }),
@@ -371,6 +434,16 @@ function genericScenario(name: RouteName, code: ErrorCode): Scenario | undefined
 const REVOKE = { target: "evidence", value: "pr:99", reason: "withdrawn" };
 
 /** Writes a journal entry with this summary and forgets it: the summary is then forgotten content in demo. */
+/** A packet served to the admin for `task` in `project`; answers its id. */
+async function servedPacket(c: Context, task: string, project = "demo"): Promise<string> {
+  const served = await post(c, `/v1/projects/${project}/context`, { role: "planner", task });
+  expect(served.statusCode, served.body).toBe(200);
+  return served.json().audit.packetId;
+}
+
+const replayOf = (c: Context, packetId: string, task: string, project = "demo") =>
+  post(c, `/v1/projects/${project}/packets/${packetId}/replay`, { task });
+
 async function forgottenSummary(c: Context, summary: string): Promise<string> {
   const entryId = await journalEntry(c.hub.app, "demo", summary);
   const forgotten = await post(c, `/v1/projects/demo/items/${entryId}/forget`, { reason: "forgotten" });

@@ -141,6 +141,12 @@ export const SAMPLES: Record<RouteName, (context: SampleContext) => Promise<Samp
     if (served.statusCode !== 200) throw new Error(`getContext ${served.statusCode}`);
     return { params: { project, packetId: served.json().audit.packetId } };
   },
+  replayPacket: async ({ app, project, key }) => {
+    const task = unique("replayed packet");
+    const served = await call(app, "POST", `/v1/projects/${project}/context`, key, { role: "planner", task });
+    if (served.statusCode !== 200) throw new Error(`getContext ${served.statusCode}`);
+    return { params: { project, packetId: served.json().audit.packetId }, body: { task } };
+  },
 };
 
 /** A fresh active revocation of the project (of a reference nothing holds). */

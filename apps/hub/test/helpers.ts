@@ -231,6 +231,19 @@ export function memoryFact(id: string, summary: string, scope = "project"): stri
   });
 }
 
+/** Runs one statement on the SQLite file at `dbPath`: for states only a damaged or older database reaches. */
+export function runSql(dbPath: string, statement: string, ...params: unknown[]): void {
+  const Database = createRequire(new URL("../../../packages/state-store/package.json", import.meta.url))(
+    "better-sqlite3",
+  );
+  const db = new Database(dbPath);
+  try {
+    db.prepare(statement).run(...params);
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * Writes items into the items table of the SQLite file at `dbPath` as a store would hold them, with their
  * change-feed row: the store has no route that admits derived items, so tests of derivation write them this way.
@@ -246,11 +259,15 @@ export function plantItems(dbPath: string, items: readonly ContextItem[], at: st
         "insert into items (project, id, kind, status, state_key, valid_from, valid_until, created_at, run_id, body) values (?, ?, ?, null, null, null, null, ?, null, ?)",
       ).run(item.project, item.id, item.kind, at, JSON.stringify(item));
     }
-    db.prepare("insert into changes (project, kind, ids, at) values (?, 'items', ?, ?)").run(
-      items[0]!.project,
-      JSON.stringify(items.map((item) => item.id).sort()),
-      at,
-    );
+    const { lastInsertRowid: seq } = db
+      .prepare("insert into changes (project, kind, ids, at) values (?, 'items', ?, ?)")
+      .run(items[0]!.project, JSON.stringify(items.map((item) => item.id).sort()), at);
+    // Their versions too, as the store writes them with every change (a replay reads them).
+    for (const item of items) {
+      db.prepare(
+        "insert into record_versions (project, seq, kind, record_id, body, forgotten) values (?, ?, 'item', ?, ?, 0)",
+      ).run(item.project, seq, item.id, JSON.stringify(item));
+    }
   } finally {
     db.close();
   }

@@ -79,6 +79,10 @@ export const EXAMPLES: Record<
   },
   listPackets: { params: { project: "demo" }, query: { runId: "run-1", limit: "10" } },
   getPacket: { params: { project: "demo", packetId: "pkt_4f1c2a9e0b7d3856c1e2f4a6b8d0e9f7" } },
+  replayPacket: {
+    params: { project: "demo", packetId: "pkt_4f1c2a9e0b7d3856c1e2f4a6b8d0e9f7" },
+    body: { task: "Which branch do we release from?" },
+  },
 };
 
 const AUTH_TEXT: Record<RouteDefinition["auth"], string> = {

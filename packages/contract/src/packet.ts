@@ -196,7 +196,7 @@ const StoredPacketAuditSchema = z.object({
  * The inputs of a hub assembly besides the request and the records (decision 0016), kept with the stored packet
  * so a replay can rebuild it and name the input that differs.
  */
-export const PacketInputsSchema = z.object({
+const PacketInputsSchema = z.object({
   /** The digest of the items the arbiter assembled from. */
   pool: z.string(),
   /** The open contradiction ids the arbiter was given, in the order given. */

@@ -649,6 +649,27 @@ export const ROUTES = {
     response: z.object({ packet: StoredPacketSchema }),
     errors: OPERATOR_RECORD_ERRORS,
   },
+  replayPacket: {
+    method: "POST",
+    path: "/v1/projects/:project/packets/:packetId/replay",
+    summary:
+      "Rebuild a stored packet from history, given its task: the same bytes /context answered, or which input can no longer be had (admin or operator)",
+    auth: "operator",
+    params: z.strictObject({ project: ProjectIdSchema, packetId: PacketIdSchema }),
+    body: ContextRequestSchema.pick({ task: true }),
+    status: 200,
+    response: AssembledPacketSchema,
+    errors: [
+      ...OPERATOR_RECORD_ERRORS,
+      "context_limits_exceeded",
+      "replay_ranker_changed",
+      "replay_task_mismatch",
+      "replay_history_purged",
+      "replay_history_forgotten",
+      "replay_memory_unavailable",
+      "replay_mismatch",
+    ],
+  },
 } as const satisfies Record<string, RouteDefinition>;
 
 export type RouteName = keyof typeof ROUTES;

@@ -13,7 +13,7 @@ import {
   updateProject,
 } from "./admin.js";
 import { explain, getContext, recall } from "./context.js";
-import { getPacket, listPackets } from "./packets.js";
+import { getPacket, listPackets, replayPacket } from "./packets.js";
 import { appendJournal, episodes, finishRun, startRun } from "./runs.js";
 import { contradictions, getState, promoteState, proposeState, stateHistory } from "./state.js";
 import type { RouteHandlers } from "./types.js";
@@ -56,4 +56,5 @@ export const HANDLERS: RouteHandlers = {
   unforget,
   listPackets,
   getPacket,
+  replayPacket,
 };

@@ -39,7 +39,7 @@ export function forgetVersions(db: Db, project: string, summary: string): void {
 }
 
 /** The first change seq of the project from which its records can be read back (0 when nothing was pruned). */
-export function historyFloor(db: Db, project: string): number {
+function historyFloor(db: Db, project: string): number {
   const row = db.get<{ floor: number } | undefined>(
     sql`select floor from history_floors where project = ${project}`,
   );
