@@ -1,9 +1,11 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { createHubClient, type HubClient } from "@kxm/contract/client";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { expectFailureLine, gitRepo, json, kxm, type RunResult } from "./support/cli.js";
 import { startTestHub } from "./support/hub.js";
 
-// `kxm context packets` and `kxm context packet` against a real hub (serveHub on a free loopback port, a temporary
+// `kxm context packets`, `kxm context packet` and `kxm context replay` against a real hub (serveHub on a free loopback port, a temporary
 // SQLite file), as built CLI processes: what they print, --json exactly the route's answer, and an agent refused.
 
 const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
@@ -19,6 +21,8 @@ function cli(args: readonly string[], env: Record<string, string | undefined> = 
 }
 
 const packetIds: string[] = [];
+/** The packets as served, in the order of `packetIds`. */
+const answers: unknown[] = [];
 
 beforeAll(async () => {
   hub = await startTestHub(ADMIN_TOKEN);
@@ -50,7 +54,9 @@ beforeAll(async () => {
     { role: "critic", task: "release branch", runId: run.id },
     { role: "planner", task: "Which branch do we release from?" },
   ]) {
-    packetIds.push((await agent.getContext({ params: { project: PROJECT }, body })).audit.packetId!);
+    const answer = await agent.getContext({ params: { project: PROJECT }, body });
+    answers.push(answer);
+    packetIds.push(answer.audit.packetId!);
   }
 }, 60_000);
 
@@ -124,5 +130,61 @@ describe("kxm context packet", () => {
       /not_found|no stored packet/,
     );
     expectFailureLine(await cli(["context", "packet", PROJECT, "pkt_nope"]), "context packet", /.+/);
+  });
+});
+
+describe("kxm context replay", () => {
+  test("rebuilds a packet after later writes: what get printed, and --json exactly the served answer", async () => {
+    // The pool moves on after the packets were served: a new value for the key.
+    const agent = createHubClient({ baseUrl: hub.url, token: agentKey });
+    const { proposalId } = await agent.proposeState({
+      params: { project: PROJECT },
+      body: {
+        key: "release.branch",
+        summary: "Releases are cut from the release branch",
+        authority: "evidence",
+        confidence: "verified",
+        evidenceRefs: ["pr:13"],
+      },
+    });
+    await admin.promoteState({
+      params: { project: PROJECT, proposalId },
+      body: { evidenceRefs: ["review:2"] },
+    });
+
+    const shown = await cli([
+      "context",
+      "replay",
+      PROJECT,
+      packetIds[0]!,
+      "--task",
+      "Which branch do we release from?",
+    ]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe(`Replayed ${packetIds[0]}: the packet as the hub served it.`);
+    expect(lines[1]).toMatch(
+      /^Context packet for demo, role planner: 1 item selected of 1 candidate, \d+ of 16000 tokens$/,
+    );
+    expect(lines[3]).toContain("Releases are cut from the main branch");
+
+    const taskFile = join(checkout, "task.txt");
+    await writeFile(taskFile, "release branch");
+    const exact = await cli(["context", "replay", PROJECT, packetIds[1]!, "--task-file", taskFile, "--json"]);
+    expect(exact.code, exact.stderr).toBe(0);
+    expect(json(exact)).toEqual(answers[1]);
+  });
+
+  test("a task that differs, or a task file that cannot be read, fails with one line", async () => {
+    expectFailureLine(
+      await cli(["context", "replay", PROJECT, packetIds[0]!, "--task", "Which branch do we release from"]),
+      "context replay",
+      /not the one packet pkt_[0-9a-f]{32} was assembled for/,
+    );
+    expectFailureLine(
+      await cli(["context", "replay", PROJECT, packetIds[0]!, "--task-file", join(checkout, "missing.txt")]),
+      "context replay",
+      /^cannot read the task file .*missing\.txt \(ENOENT\)$/,
+    );
   });
 });

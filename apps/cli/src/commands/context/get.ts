@@ -1,16 +1,8 @@
-import { type AssembledPacket, ITEM_KINDS, PACKET_SECTIONS, type PacketSection } from "@kxm/contract";
+import { type AssembledPacket, ITEM_KINDS } from "@kxm/contract";
 import { Args, Flags } from "@oclif/core";
 import { KxmCommand } from "../../base.js";
-import { clip, connectHub, count, hubFlag } from "../../hub-client.js";
-
-const HEADINGS: Record<PacketSection, string> = {
-  contradictions: "Contradictions",
-  currentState: "Current state",
-  knowledge: "Knowledge",
-  evidence: "Evidence",
-  episodes: "Episodes",
-  skills: "Skills",
-};
+import { connectHub, hubFlag } from "../../hub-client.js";
+import { describePacket } from "../../packet-output.js";
 
 export default class ContextGet extends KxmCommand {
   static override summary = "Assemble a context packet for a role and task.";
@@ -68,35 +60,4 @@ export default class ContextGet extends KxmCommand {
     if (!this.jsonEnabled()) for (const line of describePacket(answer)) this.say(line);
     return answer;
   }
-}
-
-/** The packet as an operator reads it: a header, each section with its items, the gaps and the relevance. */
-function describePacket({ packet, audit }: AssembledPacket): string[] {
-  const scores = new Map(audit.selectedIds.map((id, index) => [id, audit.relevance.selected[index]]));
-  const selected = audit.selectedIds.length;
-  const lines = [
-    `Context packet for ${packet.project}, role ${packet.role}: ${count(selected, "item")} selected of ` +
-      `${count(audit.candidateCount, "candidate")}, ${packet.estimatedTokens} of ${packet.budgetTokens} tokens`,
-  ];
-  for (const section of PACKET_SECTIONS) {
-    const items = packet[section];
-    if (items.length === 0) continue;
-    lines.push(`${HEADINGS[section]} (${items.length})`);
-    for (const item of items) {
-      const score = scores.get(item.id);
-      const key = item.stateKey === undefined ? "" : `[${item.stateKey}] `;
-      lines.push(`  ${item.id}  ${score === undefined ? "" : `${score}  `}${key}${clip(item.summary)}`);
-    }
-  }
-  if (selected === 0) lines.push("No items selected.");
-  if (packet.unresolvedGaps.length === 0) lines.push("Gaps: none");
-  else for (const gap of packet.unresolvedGaps) lines.push(`Gap: ${gap}`);
-  const origins = Object.entries(packet.provenanceSummary).map(([origin, n]) => `${origin} ${n}`);
-  if (origins.length > 0) lines.push(`Origins: ${origins.join(", ")}`);
-  const { taskTokens, matchedCandidates } = audit.relevance;
-  lines.push(
-    `Relevance: ${count(taskTokens, "task token")}, ${count(matchedCandidates, "matched candidate")}` +
-      (audit.excludedSuperseded > 0 ? `; ${audit.excludedSuperseded} superseded or rejected excluded` : ""),
-  );
-  return lines;
 }
