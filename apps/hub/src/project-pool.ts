@@ -64,6 +64,8 @@ export class ProjectPool {
   private readonly storeItems = new Map<string, ContextItem>();
   private readonly journal = new Map<string, JournalRecord>();
   private authored: Authored = NO_CHECKOUT;
+  /** The authored items by id, for the lookups of a withheld-set update. */
+  private authoredById = new Map<string, ContextItem>();
   private readonly slots = new Map<string, IndexSlot>();
   private refreshing: Promise<void> | undefined;
   /** The stat signature of the memory folders and the git files when `authored` was last confirmed. */
@@ -78,8 +80,9 @@ export class ProjectPool {
   /** The journal's contradiction ids in entry order, until the next journal write. */
   private journalContradictions: string[] | undefined;
   /**
-   * Items withheld by a rule below the arbiter (revoked, forgotten; decision 0017), kept out of every index: the
-   * indexes assemble from what may be served, exactly and fast.
+   * Items withheld below the arbiter (revoked, forgotten: decision 0017; expired, check_failed: decision 0018),
+   * kept out of every index: the indexes assemble from what may be served, exactly and fast. Always what the
+   * matcher gives over the whole pool; {@link rewithhold} keeps it so change by change.
    */
   private readonly withheld = new Map<string, { item: ContextItem; reason: WithheldReason }>();
   private readonly matcher: WithholdMatcher;
@@ -90,6 +93,12 @@ export class ProjectPool {
    * authored facts whose committed check failed with the withhold policy. Dropped when the item changes.
    */
   private readonly timed = new Map<string, "expired" | "check_failed">();
+  /**
+   * The `provenance.derivedFrom` edges of the pool reversed (ancestor id to the ids of the items naming it), and
+   * each item's ancestors as indexed: a change recomputes the withheld set only for what derives from it.
+   */
+  private readonly dependants = new Map<string, Set<string>>();
+  private readonly ancestors = new Map<string, readonly string[]>();
 
   constructor(
     readonly project: ProjectRecord,
@@ -101,12 +110,13 @@ export class ProjectPool {
   ) {
     for (const item of storeItems) this.storeItems.set(item.id, item);
     for (const record of journal) this.journal.set(record.item.id, record);
-    this.authored = authored;
+    this.setAuthored(authored);
     for (const item of this.storeItems.values()) this.expiry.track(item);
     for (const item of authored.items) this.expiry.track(item);
     for (const id of authored.checkFailed) this.timed.set(id, "check_failed");
     this.matcher = new WithholdMatcher(rules);
-    this.computeWithheld();
+    // Before any index exists: the whole pool is the change, so the full recompute is the incremental one.
+    this.rewithhold(new Set(this.allItems().map((item) => item.id)));
     for (const key of INDEX_KEYS) {
       const categories = new Set(key.split(","));
       const items = new Map<string, ContextItem>();
@@ -158,30 +168,25 @@ export class ProjectPool {
 
   /** An authored fact or skill of the checkout by id, served or withheld, or undefined. */
   authoredItem(id: string): ContextItem | undefined {
-    return this.authored.items.find((item) => item.id === id);
+    return this.authoredById.get(id);
+  }
+
+  private setAuthored(authored: Authored): void {
+    this.authored = authored;
+    this.authoredById = new Map(authored.items.map((item) => [item.id, item]));
+  }
+
+  /**
+   * The record the withheld set is computed for under an id (a journal item, then a store item, then an authored
+   * one, as {@link allItems} lists them), or undefined when the pool holds none.
+   */
+  private poolItem(id: string): ContextItem | undefined {
+    return this.journal.get(id)?.item ?? this.storeItems.get(id) ?? this.authoredById.get(id);
   }
 
   /** Every item of the pool, served or withheld: base items, then journal items. */
   private allItems(): ContextItem[] {
     return [...this.allBaseItems(), ...[...this.journal.values()].map(({ item }) => item)];
-  }
-
-  /**
-   * Recomputes the withheld set over the whole pool (the derivedFrom cascade needs all of it): the rules and the
-   * timed verdicts, and what derives from an item either withholds, the stronger reason winning where several
-   * apply.
-   */
-  private computeWithheld(): void {
-    this.withheld.clear();
-    // Open contradictions are found among served items only, so they follow the withheld set.
-    this.stateContradictions = undefined;
-    if (this.matcher.empty && this.timed.size === 0) return;
-    const all = new Map<string, ContextItem>();
-    for (const item of this.allItems()) all.set(item.id, item);
-    for (const [id, reason] of this.matcher.withhold(all.values(), this.timed)) {
-      const item = all.get(id);
-      if (item !== undefined) this.withheld.set(id, { item, reason });
-    }
   }
 
   /**
@@ -192,28 +197,86 @@ export class ProjectPool {
     const due = this.expiry.due(nowMs);
     if (due.length === 0) return;
     for (const id of due) this.timed.set(id, "expired");
-    this.rewithhold();
+    this.rewithhold(new Set(due));
+  }
+
+  /** Indexes the `derivedFrom` edges of the record now under `id` in place of those indexed before. */
+  private reindex(id: string): void {
+    const next = this.poolItem(id)?.provenance.derivedFrom ?? [];
+    for (const ancestor of this.ancestors.get(id) ?? []) {
+      const set = this.dependants.get(ancestor)!;
+      set.delete(id);
+      if (set.size === 0) this.dependants.delete(ancestor);
+    }
+    if (next.length === 0) this.ancestors.delete(id);
+    else this.ancestors.set(id, next);
+    for (const ancestor of next) {
+      const set = this.dependants.get(ancestor);
+      if (set === undefined) this.dependants.set(ancestor, new Set([id]));
+      else set.add(id);
+    }
   }
 
   /**
-   * After a change applied to the indexes as if nothing were withheld: recomputes the withheld set, takes every
-   * withheld item out of every index, and puts back the items no longer withheld. A pool without an active rule,
-   * a timed verdict or a withheld item does nothing here.
+   * After a change to the records of `changed` (added, replaced, removed, or a timed verdict set or dropped),
+   * applied to the indexes as if nothing were withheld: brings the withheld set to what a recompute over the whole
+   * pool gives, takes every withheld item out of every index, and puts back the items no longer withheld.
+   *
+   * Only the changed ids and what derives from them, transitively, can change verdict: an item's verdict depends on
+   * its own record and timed verdict and on its ancestors' (see {@link WithholdMatcher.withhold}), and the rules
+   * do not change within a pool's life. So the matcher recomputes that region alone, each ancestor outside it
+   * keeping its verdict: the cost follows the change, not the pool. A pool without an active rule, a timed
+   * verdict or a withheld item does nothing here but index the edges.
    */
-  private rewithhold(): void {
+  private rewithhold(changed: ReadonlySet<string>): void {
+    for (const id of changed) this.reindex(id);
     if (this.matcher.empty && this.timed.size === 0 && this.withheld.size === 0) return;
-    const before = new Map(this.withheld);
-    this.computeWithheld();
-    for (const slot of this.slots.values()) {
-      for (const id of this.withheld.keys()) slot.index.remove(id);
-      for (const id of before.keys()) {
-        if (this.withheld.has(id)) continue;
-        const record = this.journal.get(id);
-        const base = this.storeItems.get(id) ?? this.authoredItem(id);
-        if (base !== undefined) slot.index.upsert(base);
-        else if (record !== undefined && slot.categories.has(record.entry.category))
-          slot.index.upsert(record.item);
+    const region = new Set(changed);
+    const queue = [...region];
+    while (queue.length > 0) {
+      for (const dependant of this.dependants.get(queue.pop()!) ?? []) {
+        if (region.has(dependant)) continue;
+        region.add(dependant);
+        queue.push(dependant);
       }
+    }
+    const items: ContextItem[] = [];
+    for (const id of region) {
+      const item = this.poolItem(id);
+      if (item !== undefined) items.push(item);
+    }
+    // An ancestor outside the region keeps its verdict; one the pool no longer holds withholds only as a revoked
+    // or forgotten id, as in a recompute over the whole pool.
+    const verdicts = this.matcher.withhold(items, this.timed, (id) =>
+      this.poolItem(id) === undefined ? this.matcher.absent(id) : this.withheld.get(id)?.reason,
+    );
+    let moved = false;
+    for (const id of region) {
+      const item = this.poolItem(id);
+      const reason = item === undefined ? undefined : verdicts.get(id);
+      const was = this.withheld.has(id);
+      if (item !== undefined && reason !== undefined) {
+        this.withheld.set(id, { item, reason });
+        for (const slot of this.slots.values()) slot.index.remove(id);
+        moved ||= !was;
+      } else if (was) {
+        this.withheld.delete(id);
+        moved = true;
+        if (item !== undefined) this.serve(id);
+      }
+    }
+    // Open contradictions are found among served items only, so they follow the withheld set.
+    if (moved) this.stateContradictions = undefined;
+  }
+
+  /** Puts an item no longer withheld back into every index that holds its kind of record. */
+  private serve(id: string): void {
+    const record = this.journal.get(id);
+    const base = this.storeItems.get(id) ?? this.authoredItem(id);
+    for (const slot of this.slots.values()) {
+      if (base !== undefined) slot.index.upsert(base);
+      else if (record !== undefined && slot.categories.has(record.entry.category))
+        slot.index.upsert(record.item);
     }
   }
 
@@ -325,16 +388,18 @@ export class ProjectPool {
     entryIds: readonly string[],
     entries: readonly JournalEntry[],
   ): void {
+    const changed = new Set<string>();
     const foundItems = new Set(items.map((item) => item.id));
     const gone = itemIds.filter((id) => !foundItems.has(id) && this.storeItems.has(id));
-    if (items.length > 0 || gone.length > 0) this.apply({ kind: "items", items });
+    if (items.length > 0 || gone.length > 0) this.apply({ kind: "items", items }, changed);
     for (const id of gone) {
       this.storeItems.delete(id);
       this.expiry.forget(id);
       this.timed.delete(id);
+      changed.add(id);
       for (const slot of this.slots.values()) slot.index.remove(id);
     }
-    for (const entry of entries) this.apply({ kind: "journal", entry });
+    for (const entry of entries) this.apply({ kind: "journal", entry }, changed);
     const foundEntries = new Set(entries.map((entry) => entry.id));
     for (const id of entryIds) {
       if (foundEntries.has(id)) continue;
@@ -342,14 +407,15 @@ export class ProjectPool {
         if (record.entry.id !== id) continue;
         this.journal.delete(itemId);
         this.journalContradictions = undefined;
+        changed.add(itemId);
         for (const slot of this.slots.values()) slot.index.remove(itemId);
       }
     }
-    this.rewithhold();
+    this.rewithhold(changed);
   }
 
-  /** Applies a write the store holds to every index it affects. */
-  apply(change: PoolChange): void {
+  /** Applies a write the store holds to every index it affects, adding the ids it changes to `changed`. */
+  private apply(change: PoolChange, changed: Set<string>): void {
     if (change.kind === "items") {
       this.itemGeneration += 1;
       for (const item of change.items) {
@@ -359,6 +425,7 @@ export class ProjectPool {
         this.storeItems.set(item.id, item);
         this.expiry.track(item);
         this.timed.delete(item.id);
+        changed.add(item.id);
         for (const slot of this.slots.values()) slot.index.upsert(item);
       }
       return;
@@ -367,6 +434,7 @@ export class ProjectPool {
     if (record === undefined || record.entry.project !== this.project.id) return;
     this.journal.set(record.item.id, record);
     this.journalContradictions = undefined;
+    changed.add(record.item.id);
     for (const slot of this.slots.values()) {
       if (slot.categories.has(record.entry.category)) slot.index.upsert(record.item);
     }
@@ -395,7 +463,7 @@ export class ProjectPool {
         this.authoredSignature = next.key === undefined ? undefined : signature;
         if (next.key !== undefined && next.key === this.authored.key) return;
         const old = this.authored.items;
-        this.authored = next;
+        this.setAuthored(next);
         const kept = new Set(next.items.map((item) => item.id));
         for (const item of old) {
           if (kept.has(item.id)) continue;
@@ -415,7 +483,7 @@ export class ProjectPool {
           }
           for (const item of next.items) slot.index.upsert(item);
         }
-        this.rewithhold();
+        this.rewithhold(new Set([...old.map((item) => item.id), ...kept]));
       } finally {
         this.refreshing = undefined;
       }

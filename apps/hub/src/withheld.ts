@@ -42,7 +42,7 @@ const PROPOSED_BY = "proposed-by:";
 
 /**
  * A project's active revocations and tombstones as lookups: whether one item is withheld by them directly, and the
- * cascade through `provenance.derivedFrom` over a whole pool.
+ * cascade through `provenance.derivedFrom` over a whole pool or over the part of one that a change reaches.
  */
 export class WithholdMatcher {
   private readonly evidence = new Set<string>();
@@ -102,7 +102,7 @@ export class WithholdMatcher {
   }
 
   /** Why an id that is not in the pool (a forgotten, deleted item; a revoked id) withholds what derives from it. */
-  private absent(id: string): WithheldReason | undefined {
+  absent(id: string): WithheldReason | undefined {
     if (this.revokedIds.has(id)) return "revoked";
     if (this.forgottenIds.has(id)) return "forgotten";
     return undefined;
@@ -114,16 +114,25 @@ export class WithholdMatcher {
    * item or a revoked or forgotten id the pool no longer holds (a summary or a derived item of a withheld source
    * never comes back, whatever withheld the source). An item reached several ways takes the first reason in
    * precedence order. An id of `timed` that is not among `items` withholds nothing.
+   *
+   * An item's verdict depends only on its own record and on its ancestors', so `items` may also be part of a pool
+   * that holds, transitively, every item deriving from one of them (what a pool recomputes after a change). Then
+   * `outside` gives the verdict of each ancestor id that `items` leaves out, which the pool already knows; by
+   * default an id outside `items` is one the pool does not hold ({@link absent}). The returned map may also hold
+   * such ids. `outside` must come from these rules and `timed`: without either, nothing is withheld.
    */
   withhold(
     items: Iterable<ContextItem>,
     timed: ReadonlyMap<string, WithheldReason> = new Map(),
+    outside: (id: string) => WithheldReason | undefined = (id) => this.absent(id),
   ): Map<string, WithheldReason> {
     const withheld = new Map<string, WithheldReason>();
     if (this.empty && timed.size === 0) return withheld;
+    const given = new Set<string>();
     const dependents = new Map<string, ContextItem[]>();
     const queue: string[] = [];
     for (const item of items) {
+      given.add(item.id);
       const reason = firstReason(this.direct(item), timed.get(item.id));
       if (reason !== undefined) {
         withheld.set(item.id, reason);
@@ -136,8 +145,8 @@ export class WithholdMatcher {
       }
     }
     for (const ancestor of dependents.keys()) {
-      if (withheld.has(ancestor)) continue;
-      const reason = this.absent(ancestor);
+      if (given.has(ancestor)) continue;
+      const reason = outside(ancestor);
       if (reason !== undefined) {
         withheld.set(ancestor, reason);
         queue.push(ancestor);
