@@ -4,6 +4,15 @@ CREATE TABLE `history_floors` (
 	FOREIGN KEY (`project`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
+CREATE TABLE `item_contributors` (
+	`project` text NOT NULL,
+	`item_id` text NOT NULL,
+	`agent` text NOT NULL,
+	PRIMARY KEY(`project`, `item_id`),
+	FOREIGN KEY (`project`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `item_contributors_agent_idx` ON `item_contributors` (`project`,`agent`);--> statement-breakpoint
 CREATE TABLE `record_versions` (
 	`project` text NOT NULL,
 	`seq` integer NOT NULL,
@@ -32,3 +41,8 @@ INSERT INTO `record_versions` (`project`, `seq`, `kind`, `record_id`, `body`, `f
 INSERT INTO `history_floors` (`project`, `floor`) SELECT `id`, (SELECT coalesce(max(`seq`), 0) FROM `changes`) FROM `projects`;--> statement-breakpoint
 UPDATE `revocations` SET `lifted_seq` = (SELECT coalesce(max(`seq`), 0) FROM `changes`) WHERE `lifted_at` IS NOT NULL;--> statement-breakpoint
 UPDATE `tombstones` SET `lifted_seq` = (SELECT coalesce(max(`seq`), 0) FROM `changes`) WHERE `lifted_at` IS NOT NULL;
+--> statement-breakpoint
+-- Each proposal's agent, and the same agent for the value promoted from it (decision 0017).
+INSERT INTO `item_contributors` (`project`, `item_id`, `agent`) SELECT `project`, `item_id`, `proposed_by` FROM `state_proposals`;--> statement-breakpoint
+INSERT OR IGNORE INTO `item_contributors` (`project`, `item_id`, `agent`)
+	SELECT `project`, `promoted_item_id`, `proposed_by` FROM `state_proposals` WHERE `promoted_item_id` IS NOT NULL;

@@ -229,6 +229,27 @@ export const recordVersions = sqliteTable(
 );
 
 /**
+ * The agent that contributed each state item (decision 0017): a proposal and the value promoted from it. Written at
+ * propose and promote; unlike `state_proposals` it does not go with the proposal, so an agent's revocation still
+ * finds a promoted value after retention purged its consumed proposal. Retention deletes a row once neither the item
+ * nor any version of it is left.
+ */
+export const itemContributors = sqliteTable(
+  "item_contributors",
+  {
+    project: text("project")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    itemId: text("item_id").notNull(),
+    agent: text("agent").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project, t.itemId] }),
+    index("item_contributors_agent_idx").on(t.project, t.agent),
+  ],
+);
+
+/**
  * Per project, the first change seq from which its pool can be rebuilt from {@link recordVersions}: retention
  * raises it when it prunes versions. A project without a row has floor 0.
  */

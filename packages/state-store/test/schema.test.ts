@@ -32,6 +32,7 @@ describe("schema module", () => {
       "agent_credentials",
       "changes",
       "history_floors",
+      "item_contributors",
       "items",
       "journal_entries",
       "journal_reviews",

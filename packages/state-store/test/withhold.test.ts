@@ -132,6 +132,21 @@ describe("revocations", () => {
     const kinds = (await store.changesSince(head)).changes.map((change) => change.kind);
     expect(kinds).toEqual(["items", "project"]);
   });
+
+  test("a promoted value stays the revoked agent's after retention purges its consumed proposal", async () => {
+    const { store } = await demoStore();
+    const promoted = await proposeAndPromote(store, "k", "A value", at(T0, 1000));
+    await store.revoke(
+      { project: "demo", target: "agent", value: "agent-1", reason: "leaked key", revokedBy: "kxm-admin" },
+      at(T0, 2000),
+    );
+    // The consumed proposal closed at 1 000 ms; a purge 8 days on with a 7-day period removes it.
+    expect(await store.purge(at(T0, 8 * 86_400_000), 7)).toMatchObject({ items: 1 });
+    expect(await store.getItem("demo", promoted.consumed.id)).toBeUndefined();
+    expect([...(await store.withholdRules("demo")).agentItems.entries()]).toEqual([
+      [promoted.state.id, "agent-1"],
+    ]);
+  });
 });
 
 describe("tombstones", () => {

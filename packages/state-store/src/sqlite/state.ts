@@ -9,7 +9,7 @@ import {
   promotionRequest,
 } from "../domain/state.js";
 import { projectId } from "../input.js";
-import { items, stateProposals } from "../schema.js";
+import { itemContributors, items, stateProposals } from "../schema.js";
 import { isoTime } from "../time.js";
 import type {
   StateContradiction,
@@ -30,6 +30,7 @@ export function proposeState(db: Db, input: StateProposalInput, now: Date): Cont
     refuseForgotten(db, project, item.summary);
     insertItem(db, item, item.validFrom!);
     db.insert(stateProposals).values({ project, itemId: item.id, proposedBy }).run();
+    db.insert(itemContributors).values({ project, itemId: item.id, agent: proposedBy }).run();
     appendChange(db, project, "items", [item.id], item.validFrom!);
   });
   return item;
@@ -68,6 +69,8 @@ export function promoteState(db: Db, input: StatePromotionInput, now: Date): Sta
       .set({ promotedBy: request.promotedBy, promotedItemId: plan.state.id, closedAt: plan.at })
       .where(and(eq(stateProposals.project, project), eq(stateProposals.itemId, proposal.id)))
       .run();
+    // The value keeps its agent after retention purges the consumed proposal (decision 0017).
+    db.insert(itemContributors).values({ project, itemId: plan.state.id, agent: review!.proposedBy }).run();
     const touched = [...plan.superseded, plan.consumed, plan.state].map((changed) => changed.id);
     appendChange(db, project, "items", touched, plan.at);
     // A revoked agent's promoted value is withheld: the pools learn its id by rebuilding (decision 0017).

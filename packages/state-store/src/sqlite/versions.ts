@@ -126,5 +126,10 @@ export function pruneVersions(db: Db): number {
   // which no version at all says too.
   const markers = db.run(sql`delete from record_versions as v where v.body is null and v.forgotten = 0
       and v.seq <= (select f.floor from history_floors f where f.project = v.project)`).changes;
+  // A contributor row is kept while its item, or a version of it a replay may read, is.
+  db.run(sql`delete from item_contributors as c where not exists (select 1 from items i
+      where i.project = c.project and i.id = c.item_id)
+    and not exists (select 1 from record_versions v
+      where v.project = c.project and v.kind = 'item' and v.record_id = c.item_id)`);
   return hidden + markers;
 }

@@ -4,7 +4,7 @@ import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from "driz
 import { contentSha256 } from "../domain/content.js";
 import { randomId } from "../ids.js";
 import { projectId, recordId, redactedText } from "../input.js";
-import { items, journalEntries, revocations, stateProposals, tombstones } from "../schema.js";
+import { itemContributors, items, journalEntries, revocations, tombstones } from "../schema.js";
 import { isoTime } from "../time.js";
 import type { ForgetInput, LiftInput, RevocationTarget, RevokeInput, WithholdRules } from "../types.js";
 import { appendChange } from "./changes.js";
@@ -271,7 +271,7 @@ function activeRule(table: typeof revocations | typeof tombstones, project: stri
 /**
  * The project's active revocations and tombstones (with `asOfSeq`, those active at that change seq; a rule lifted
  * since is reported as it was then, unlifted), and the items each revoked agent contributed: the proposals it made
- * and the values promoted from them (`state_proposals` records both). Read in one snapshot.
+ * and the values promoted from them (`item_contributors` records both). Read in one snapshot.
  */
 export function withholdRules(db: Db, project: string, asOfSeq?: number): WithholdRules {
   return db.transaction(() => {
@@ -297,18 +297,11 @@ export function withholdRules(db: Db, project: string, asOfSeq?: number): Withho
     const agentItems = new Map<string, string>();
     if (agents.length > 0) {
       const rows = db
-        .select({
-          itemId: stateProposals.itemId,
-          promoted: stateProposals.promotedItemId,
-          by: stateProposals.proposedBy,
-        })
-        .from(stateProposals)
-        .where(and(eq(stateProposals.project, project), inArray(stateProposals.proposedBy, agents)))
+        .select({ itemId: itemContributors.itemId, agent: itemContributors.agent })
+        .from(itemContributors)
+        .where(and(eq(itemContributors.project, project), inArray(itemContributors.agent, agents)))
         .all();
-      for (const row of rows) {
-        agentItems.set(row.itemId, row.by);
-        if (row.promoted !== null) agentItems.set(row.promoted, row.by);
-      }
+      for (const row of rows) agentItems.set(row.itemId, row.agent);
     }
     return { revocations: active, tombstones: forgotten, agentItems };
   });
