@@ -8,10 +8,10 @@ import {
   ADMIN_TOKEN,
   call,
   commitAll,
-  GUIDE_PROPOSAL,
   gitCheckout,
   hubPerTest,
   projectWithAgent,
+  proposeAndPromote,
   runSql,
   writeFiles,
 } from "./helpers.js";
@@ -61,24 +61,9 @@ async function expectProblem(response: Awaited<ReturnType<typeof replay>>, statu
   return response.json().detail as string;
 }
 
-/** Proposes a value for a key as the agent and promotes it as the admin; answers the new current item's id. */
-async function promote(key: string, stateKey: string, summary: string, extra: Record<string, unknown> = {}) {
-  const proposed = await call(hub.app, "POST", "/v1/projects/demo/state/proposals", key, {
-    ...GUIDE_PROPOSAL,
-    key: stateKey,
-    summary,
-    ...extra,
-  });
-  expect(proposed.statusCode, proposed.body).toBe(201);
-  const promoted = await call(
-    hub.app,
-    "POST",
-    `/v1/projects/demo/state/proposals/${proposed.json().proposalId}/promote`,
-    ADMIN_TOKEN,
-    { evidenceRefs: ["review:1"] },
-  );
-  expect(promoted.statusCode, promoted.body).toBe(200);
-  return promoted.json().state.id as string;
+/** Proposes `summary` for `stateKey` as the agent, promotes it as the admin; answers the new current item's id. */
+async function promote(key: string, stateKey: string, summary: string) {
+  return (await proposeAndPromote(hub.app, key, { key: stateKey, summary })).state.id;
 }
 
 /** A statement on the hub's SQLite file (helpers.ts). */
