@@ -278,3 +278,26 @@ describe("replay as a property", () => {
     );
   });
 });
+
+describe("the change seq a packet is stored with", () => {
+  test("is the one its pool holds, when writes land while the pool loads", async () => {
+    const { key } = await demo();
+    // A revocation drops the pool; the next packet reloads it, reading git while these writes land.
+    const served: { text: string; id: string }[] = [];
+    for (let round = 0; round < 4; round += 1) {
+      await call(hub.app, "POST", "/v1/projects/demo/revocations", ADMIN_TOKEN, {
+        target: "evidence",
+        value: `ref:${round}`,
+        reason: "drop the pool",
+      });
+      const [packet] = await Promise.all([
+        serve(key),
+        ...Array.from({ length: 3 }, (_, i) =>
+          promote(key, `race.${round}.${i}`, `Raced value ${round} ${i}`),
+        ),
+      ]);
+      served.push(packet);
+    }
+    for (const packet of served) await expectReplayed(packet);
+  });
+});
