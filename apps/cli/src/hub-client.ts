@@ -56,6 +56,11 @@ export function hubSettings(hub: string | undefined): { env: CliEnv; url: string
   return { env: read.env, url: hub ?? read.env.KXM_HUB_URL };
 }
 
+/** Whether a hub is named (`--hub`, or KXM_HUB_URL set): commands that work without a hub use one only then. */
+export function hubNamed(hub: string | undefined): boolean {
+  return hub !== undefined || hubUrlSet();
+}
+
 /**
  * The hub of `kxm run` (its reports, and what it withholds from dispatch context), only when one is named: `--hub`
  * or KXM_HUB_URL, since the default URL is not a configuration. It acts with KXM_AGENT_KEY, else KXM_AUTH_TOKEN.
@@ -63,7 +68,7 @@ export function hubSettings(hub: string | undefined): { env: CliEnv; url: string
  */
 export function runHub(hub: string | undefined): { url: string; token?: string } | undefined {
   const { env, url } = hubSettings(hub);
-  if (hub === undefined && !hubUrlSet()) return undefined;
+  if (!hubNamed(hub)) return undefined;
   const token = env.KXM_AGENT_KEY ?? env.KXM_AUTH_TOKEN;
   return { url, ...(token === undefined ? {} : { token }) };
 }
