@@ -41,6 +41,7 @@ export const COMMAND_IDS = [
   "context:promote",
   "context:propose",
   "context:recall",
+  "context:replay",
   "context:review",
   "context:revocations",
   "context:revoke",
