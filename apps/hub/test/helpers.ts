@@ -222,14 +222,14 @@ export const GUIDE_PROPOSAL = {
 
 /**
  * Proposes a state value as the agent (the guide's proposal with `overrides`) and promotes it as the admin, checking
- * both answers; gives the promotion's answer (`state`, `superseded`, `consumed`).
+ * both answers; gives the promotion's answer, the new current value (`state`).
  */
 export async function proposeAndPromote(
   app: FastifyInstance,
   key: string,
   overrides: Record<string, unknown> = {},
   project = "demo",
-): Promise<{ state: ContextItem; superseded: ContextItem[]; consumed: ContextItem }> {
+): Promise<{ state: ContextItem }> {
   const proposed = await call(app, "POST", `/v1/projects/${project}/state/proposals`, key, {
     ...GUIDE_PROPOSAL,
     ...overrides,
