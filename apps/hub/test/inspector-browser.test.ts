@@ -9,7 +9,7 @@ import { expect, test } from "vitest";
 import { ADMIN_TOKEN, call, GUIDE_PROPOSAL, hubPerTest, projectWithAgent } from "./helpers.js";
 
 // The inspector in Debian's real Chromium, against a hub on a loopback port with real records: sign in, the
-// projects page, a packet page with a replay through htmx, an item page. The pages run under their own content
+// projects page, a packet page with a replay through htmx, an item page, the state and a key's history. The pages run under their own content
 // security policy, and any violation it reports fails the test; axe-core checks each page for accessibility in a
 // second browser context that bypasses the policy, only so that axe's script can be injected. The screenshots are
 // the guide's (docs/guides/inspector.md).
@@ -45,6 +45,18 @@ async function records(): Promise<{ packetId: string; stateId: string }> {
     value: "chat:friday",
     reason: "the chat thread was a joke",
   });
+  for (const [summary, evidence] of [
+    ["Deploys run Tuesday to Thursday", "runbook:deploys"],
+    ["Deploys run any weekday", "chat:deploys"],
+  ] as const) {
+    const made = await call(hub.app, "POST", "/v1/projects/demo/state/proposals", key, {
+      ...GUIDE_PROPOSAL,
+      key: "deploy.window",
+      summary,
+      evidenceRefs: [evidence],
+    });
+    expect(made.statusCode, made.body).toBe(201);
+  }
   const served = await call(hub.app, "POST", "/v1/projects/demo/context", key, {
     role: "planner",
     task: TASK,
@@ -101,6 +113,18 @@ test("signs in, shows projects, a packet with its replay and an item, with no po
     await page.waitForURL(`${origin}/inspector/projects/demo/items/${stateId}`);
     expect(await page.locator("h1").textContent()).toBe(`Item ${stateId}`);
     await shot(page, "item");
+
+    await page.goto(`${origin}/inspector`);
+    await page.getByRole("link", { name: "state of demo" }).click();
+    await page.waitForURL(`${origin}/inspector/projects/demo/state`);
+    expect(await page.locator(".card").count()).toBe(2);
+    await shot(page, "state");
+    await page.getByRole("link", { name: "release.branch" }).first().click();
+    await page.getByLabel(/A time/).fill("2026-10-02T00:00:00Z");
+    await page.getByRole("button", { name: "Show the value" }).click();
+    await page.waitForURL(/asOf=/);
+    expect(await page.locator("p.ok").textContent()).toContain(stateId);
+    await shot(page, "state-key");
     expect(problems).toEqual([]);
 
     // axe-core's script is inline, which the pages' policy refuses: this context bypasses the policy for it alone.
@@ -113,6 +137,8 @@ test("signs in, shows projects, a packet with its replay and an item, with no po
       "/inspector/projects/demo/packets",
       `/inspector/projects/demo/packets/${packetId}`,
       `/inspector/projects/demo/items/${stateId}`,
+      "/inspector/projects/demo/state",
+      "/inspector/projects/demo/state/release.branch?asOf=2026-10-02T00:00:00Z",
     ];
     for (const url of urls) {
       await checker.goto(`${origin}${url}`);

@@ -97,6 +97,15 @@ async function records() {
     reason: "planted for the inspector test",
   });
   expect(revoked.statusCode, revoked.body).toBe(201);
+  const competing: string[] = [];
+  for (const summary of ["Releases freeze on Fridays", "Releases never freeze"]) {
+    const made = await call(hub.app, "POST", "/v1/projects/demo/state/proposals", key, {
+      ...GUIDE_PROPOSAL,
+      key: "release.freeze",
+      summary,
+    });
+    competing.push(made.json().proposalId);
+  }
   const served = await call(hub.app, "POST", "/v1/projects/demo/context", key, {
     role: "planner",
     task: TASK,
@@ -107,6 +116,7 @@ async function records() {
     proposalId: proposalId as string,
     state,
     derived,
+    competing,
     packetId: served.json().audit.packetId as string,
   };
 }
@@ -216,6 +226,8 @@ describe("every response", () => {
       "/inspector/projects/demo/packets",
       `/inspector/projects/demo/packets/${packetId}`,
       `/inspector/projects/demo/items/${state.id}`,
+      "/inspector/projects/demo/state",
+      "/inspector/projects/demo/state/release.branch?asOf=2026-10-02T00:00:00Z",
       "/inspector/projects/nope/packets",
       "/inspector/no-such-page",
     ];
@@ -254,7 +266,7 @@ describe("the pages", () => {
       ),
     ];
     expect(rows.map((row) => row.slice(1))).toEqual([
-      ["demo", "no checkout", "3", "0", "revoked: 1"],
+      ["demo", "no checkout", "5", "0", "revoked: 1"],
       ["empty", "no checkout", "0", "0", "nothing"],
     ]);
   });
@@ -265,6 +277,8 @@ describe("the pages", () => {
     for (const url of [
       `/inspector/projects/demo/packets/${packetId}`,
       `/inspector/projects/demo/items/${state.id}`,
+      "/inspector/projects/demo/state",
+      "/inspector/projects/demo/state/release.branch?asOf=2026-10-02T00:00:00Z",
     ]) {
       const { body, statusCode } = await get(url, cookie);
       expect(statusCode, url).toBe(200);
@@ -285,7 +299,7 @@ describe("the pages", () => {
     const stored = (await call(hub.app, "GET", `/v1/projects/demo/packets/${packetId}`, ADMIN_TOKEN)).json()
       .packet;
     expect(stored.sections.currentState).toEqual([state.id]);
-    const score = stored.audit.relevance.selected[0];
+    const score = stored.audit.relevance.selected[stored.audit.selectedIds.indexOf(state.id)];
     expect(body).toContain("<h3>Current state (1)</h3>");
     expect(body).toContain(
       `<td class="num">${score}</td>\n<td><a href="/inspector/projects/demo/items/${state.id}"><code>${state.id}</code></a></td>\n<td>state</td>`,
@@ -358,6 +372,59 @@ describe("the pages", () => {
     expect(unknown.body).toContain("holds no item with this id");
   });
 
+  test("the state page shows each key and the open contradictions side by side", async () => {
+    const { competing } = await records();
+    const { cookie } = await session();
+    const body = (await get("/inspector/projects/demo/state", cookie)).body;
+    expect(body).toContain(
+      '<h3><a href="/inspector/projects/demo/state/release.freeze">release.freeze</a>: 2 competing values</h3>',
+    );
+    const cards = [
+      ...body.matchAll(
+        /<section class="card" aria-label="([^"]+)">\n<p><a [^>]+><code>[^<]+<\/code><\/a><\/p>\n<p>([^<]+)<\/p>/g,
+      ),
+    ];
+    const summaries = new Map([
+      [competing[0], "Releases freeze on Fridays"],
+      [competing[1], "Releases never freeze"],
+    ]);
+    expect(cards.map((card) => [card[1], card[2]])).toEqual(
+      [...competing].sort().map((id) => [id, summaries.get(id)]),
+    );
+    expect(body).toContain(
+      `<td><a href="/inspector/projects/demo/state/release.branch">release.branch</a></td>\n<td>Releases are cut from the main branch ${HOSTILE_ESCAPED}</td>\n<td class="num">0</td>\n<td class="num">2</td>`,
+    );
+    expect(body).toContain(
+      '<td><a href="/inspector/projects/demo/state/release.freeze">release.freeze</a></td>\n<td>none</td>\n<td class="num">2</td>\n<td class="num">2</td>',
+    );
+  });
+
+  test("a state key's page shows its history in order and its value at any time", async () => {
+    const { proposalId, state } = await records();
+    const { cookie } = await session();
+    const url = "/inspector/projects/demo/state/release.branch";
+    const body = (await get(url, cookie)).body;
+    const history = [...body.matchAll(/<li class="status-([a-z]+)">/g)].map((match) => match[1]);
+    expect(history).toEqual(["rejected", "current"]);
+    expect(body.indexOf(proposalId)).toBeLessThan(body.indexOf(state.id));
+    const before = (await get(`${url}?asOf=2026-10-01T08:00:00Z`, cookie)).body;
+    expect(before).toContain(
+      '<p class="bad">At 2026-10-01T08:00:00Z: <code>not_found</code>: the state key has no current value at that time</p>',
+    );
+    const after = (await get(`${url}?asOf=2026-10-02T00:00:00Z`, cookie)).body;
+    expect(after).toContain(
+      `<p class="ok">At 2026-10-02T00:00:00Z: <a href="/inspector/projects/demo/items/${state.id}"><code>${state.id}</code></a>, Releases are cut from the main branch ${HOSTILE_ESCAPED}</p>`,
+    );
+    expect((await get(`${url}?asOf=yesterday`, cookie)).body).toContain(
+      "At yesterday: <code>invalid_request</code>",
+    );
+    const freeze = await get(
+      "/inspector/projects/demo/state/release.freeze?asOf=2026-10-02T00:00:00Z",
+      cookie,
+    );
+    expect(freeze.body).toContain("<code>not_found</code>");
+  });
+
   test("an unknown project, packet or page is a 404 page, never a 500", async () => {
     const { packetId } = await records();
     const { cookie } = await session();
@@ -368,6 +435,8 @@ describe("the pages", () => {
       "/inspector/projects/demo/packets/pkt_00000000000000000000000000000000",
       "/inspector/projects/demo/packets/not-a-packet-id",
       "/inspector/projects/nope/items/anything",
+      "/inspector/projects/nope/state",
+      "/inspector/projects/nope/state/release.branch",
       "/inspector/projects/demo/packets?cursor=",
       "/inspector/nothing/here",
     ];

@@ -3,6 +3,7 @@
 // here reads the store another way.
 import {
   type ContextItem,
+  compareCodeUnits,
   isKxmError,
   KxmError,
   kxmErrorFromZod,
@@ -20,6 +21,7 @@ import type { z } from "zod";
 import type { Caller } from "../auth.js";
 import { explain, freshPool, poolItem } from "../routes/context.js";
 import { getPacket, listPackets, replayPacket } from "../routes/packets.js";
+import { contradictions, getState, stateHistory } from "../routes/state.js";
 import type { HubServices } from "../services.js";
 
 /** What a page's data is read with: the hub's services, who asks, and the request's logger. */
@@ -131,11 +133,29 @@ export type ReplayOutcome =
   | { readonly ok: true; readonly packetId: string; readonly same: boolean }
   | { readonly ok: false; readonly code: string; readonly message: string };
 
+/** A catalogue error a page shows in place (a replay that failed, a time with no value), not as an error page. */
+interface ShownError {
+  readonly ok: false;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** Runs `read`, answering a catalogue error it throws as a {@link ShownError}; any other error is thrown on. */
+async function orShown<T>(read: () => Promise<T>): Promise<T | ShownError> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!isKxmError(error)) throw error;
+    const { code, message } = error as KxmError;
+    return { ok: false, code, message };
+  }
+}
+
 /** Replays a stored packet with the task given, through the replay route's handler. */
 export async function replayOutcome(call: PageCall, params: unknown, task: unknown): Promise<ReplayOutcome> {
   const { project, packetId } = pathParams(ROUTES.replayPacket.params, params, "packet");
-  const body = ROUTES.replayPacket.body.safeParse({ task });
-  try {
+  return orShown(async () => {
+    const body = ROUTES.replayPacket.body.safeParse({ task });
     if (!body.success) throw kxmErrorFromZod(body.error, "invalid_request", "task");
     const replayed = await replayPacket({
       ...call,
@@ -144,12 +164,76 @@ export async function replayOutcome(call: PageCall, params: unknown, task: unkno
       body: body.data,
     });
     const id = replayed.audit.packetId ?? "";
-    return { ok: true, packetId: id, same: id === packetId };
-  } catch (error) {
-    if (!isKxmError(error)) throw error;
-    const { code, message } = error as KxmError;
-    return { ok: false, code, message };
+    return { ok: true as const, packetId: id, same: id === packetId };
+  });
+}
+
+/** One state key of a project: its current values and pending proposals now, and how many values it has kept. */
+interface StateKeyRow {
+  readonly key: string;
+  readonly current: readonly ContextItem[];
+  readonly proposed: number;
+  readonly values: number;
+}
+
+/**
+ * A project's temporal state: each state key the pool holds (withheld values too) with its current values, and the
+ * open contradictions as the contradictions route answers them, each competing item beside the others.
+ */
+export async function statePage(call: PageCall, params: unknown) {
+  const { project } = pathParams(ROUTES.contradictions.params, params, "project");
+  const open = await contradictions({ ...call, params: { project }, query: undefined, body: undefined });
+  const pool = await freshPool(call.hub, project);
+  const byKey = new Map<string, ContextItem[]>();
+  for (const item of [...pool.wholeIndex().items(), ...pool.withheldItems().map((entry) => entry.item)]) {
+    if (item.kind !== "state" || item.stateKey === undefined) continue;
+    byKey.set(item.stateKey, [...(byKey.get(item.stateKey) ?? []), item]);
   }
+  const keys: StateKeyRow[] = [...byKey.entries()]
+    .sort(([a], [b]) => compareCodeUnits(a, b))
+    .map(([key, items]) => ({
+      key,
+      current: items.filter((item) => item.status === "current"),
+      proposed: items.filter((item) => item.status === "proposed").length,
+      values: items.length,
+    }));
+  const items = (ids: readonly string[]) => ids.map((id) => ({ id, item: poolItem(pool, id) }));
+  return {
+    project,
+    keys,
+    contradictions: open.state.map(({ stateKey, itemIds }) => ({ stateKey, items: items(itemIds) })),
+    journalContradictions: items(open.journal),
+  };
+}
+
+/**
+ * A state key's history, every retained value and proposal in order (the history route's), and, when `asOf` is
+ * given, its value at that time as the state route answers it (or why there is none).
+ */
+export async function stateKeyPage(call: PageCall, params: unknown, query: { asOf?: unknown }) {
+  const { project, key } = pathParams(ROUTES.stateHistory.params, params, "state key");
+  const { items } = await stateHistory({
+    ...call,
+    params: { project, key },
+    query: undefined,
+    body: undefined,
+  });
+  const at = typeof query.asOf === "string" && query.asOf !== "" ? query.asOf : undefined;
+  const asOf =
+    at === undefined
+      ? undefined
+      : await orShown(async () => {
+          const parsed = ROUTES.getState.query.safeParse({ asOf: at });
+          if (!parsed.success) throw kxmErrorFromZod(parsed.error, "invalid_request", "asOf");
+          const { state } = await getState({
+            ...call,
+            params: { project, key },
+            query: parsed.data,
+            body: undefined,
+          });
+          return { ok: true as const, state };
+        });
+  return { project, key, items, at, asOf };
 }
 
 /** An item's explanation (the explain route's), with the item itself where the pool holds it. */

@@ -22,6 +22,8 @@ import {
   projectsPage,
   type ReplayOutcome,
   replayOutcome,
+  stateKeyPage,
+  statePage,
 } from "./pages.js";
 import {
   formTokenMatches,
@@ -253,6 +255,14 @@ export async function registerInspector(app: FastifyInstance, hub: HubServices):
           // htmx asks for the result alone, to put under the form; without script the whole page comes back.
           if (request.headers["hx-request"] === "true") return page(reply, "replay-result", { replay });
           return packet(request, reply, replay);
+        });
+        pages.get("/projects/:project/state", async (request, reply) => {
+          const data = await statePage(call(request), request.params);
+          return page(reply, "state", { title: `State of ${data.project}`, ...signedIn(request), ...data });
+        });
+        pages.get("/projects/:project/state/:key", async (request, reply) => {
+          const data = await stateKeyPage(call(request), request.params, request.query as { asOf?: unknown });
+          return page(reply, "state-key", { title: data.key, ...signedIn(request), ...data });
         });
         pages.get("/projects/:project/items/:itemId", async (request, reply) => {
           const data = await itemPage(call(request), request.params);
