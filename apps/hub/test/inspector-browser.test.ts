@@ -9,7 +9,8 @@ import { expect, test } from "vitest";
 import { ADMIN_TOKEN, call, GUIDE_PROPOSAL, hubPerTest, projectWithAgent } from "./helpers.js";
 
 // The inspector in Debian's real Chromium, against a hub on a loopback port with real records: sign in, the
-// projects page, a packet page with a replay through htmx, an item page, the state and a key's history. The pages run under their own content
+// projects page, a packet page with a replay through htmx, an item page, the state and a key's history,
+// a run. The pages run under their own content
 // security policy, and any violation it reports fails the test; axe-core checks each page for accessibility in a
 // second browser context that bypasses the policy, only so that axe's script can be injected. The screenshots are
 // the guide's (docs/guides/inspector.md).
@@ -57,6 +58,20 @@ async function records(): Promise<{ packetId: string; stateId: string }> {
     });
     expect(made.statusCode, made.body).toBe(201);
   }
+  await call(hub.app, "POST", "/v1/projects/demo/runs", key, { workflow: "release", runId: "release-42" });
+  await call(hub.app, "POST", "/v1/projects/demo/runs/release-42/journal", key, {
+    category: "decision",
+    stage: "plan",
+    summary: "Cut release 42 from the main branch",
+  });
+  const step = await call(hub.app, "POST", "/v1/projects/demo/context", key, {
+    role: "planner",
+    task: TASK,
+    runId: "release-42",
+    stage: "plan",
+  });
+  expect(step.statusCode, step.body).toBe(200);
+  await call(hub.app, "POST", "/v1/projects/demo/runs/release-42/finish", key, { outcome: "succeeded" });
   const served = await call(hub.app, "POST", "/v1/projects/demo/context", key, {
     role: "planner",
     task: TASK,
@@ -125,6 +140,13 @@ test("signs in, shows projects, a packet with its replay and an item, with no po
     await page.waitForURL(/asOf=/);
     expect(await page.locator("p.ok").textContent()).toContain(stateId);
     await shot(page, "state-key");
+
+    await page.goto(`${origin}/inspector`);
+    await page.getByRole("link", { name: "runs of demo" }).click();
+    await page.getByRole("link", { name: "release-42" }).click();
+    await page.waitForURL(`${origin}/inspector/projects/demo/runs/release-42`);
+    expect(await page.locator("h1").textContent()).toBe("Run release-42");
+    await shot(page, "run");
     expect(problems).toEqual([]);
 
     // axe-core's script is inline, which the pages' policy refuses: this context bypasses the policy for it alone.
@@ -139,6 +161,8 @@ test("signs in, shows projects, a packet with its replay and an item, with no po
       `/inspector/projects/demo/items/${stateId}`,
       "/inspector/projects/demo/state",
       "/inspector/projects/demo/state/release.branch?asOf=2026-10-02T00:00:00Z",
+      "/inspector/projects/demo/runs",
+      "/inspector/projects/demo/runs/release-42",
     ];
     for (const url of urls) {
       await checker.goto(`${origin}${url}`);

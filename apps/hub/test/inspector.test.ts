@@ -228,6 +228,7 @@ describe("every response", () => {
       `/inspector/projects/demo/items/${state.id}`,
       "/inspector/projects/demo/state",
       "/inspector/projects/demo/state/release.branch?asOf=2026-10-02T00:00:00Z",
+      "/inspector/projects/demo/runs",
       "/inspector/projects/nope/packets",
       "/inspector/no-such-page",
     ];
@@ -425,6 +426,46 @@ describe("the pages", () => {
     expect(freeze.body).toContain("<code>not_found</code>");
   });
 
+  test("the runs pages show each finished run's episode, journal and the packets its steps were given", async () => {
+    const { key } = await records();
+    await call(hub.app, "POST", "/v1/projects/demo/runs", key, { workflow: "release", runId: "run-7" });
+    const entry = await call(hub.app, "POST", "/v1/projects/demo/runs/run-7/journal", key, {
+      category: "decision",
+      stage: "plan",
+      summary: `Cut from main ${HOSTILE}`,
+    });
+    expect(entry.statusCode, entry.body).toBe(201);
+    const step = await call(hub.app, "POST", "/v1/projects/demo/context", key, {
+      role: "planner",
+      task: TASK,
+      runId: "run-7",
+      stage: "plan",
+    });
+    const stepPacket = step.json().audit.packetId as string;
+    const finished = await call(hub.app, "POST", "/v1/projects/demo/runs/run-7/finish", key, {
+      outcome: "succeeded",
+    });
+    expect(finished.statusCode, finished.body).toBe(200);
+    const { cookie } = await session();
+    const runs = (await get("/inspector/projects/demo/runs", cookie)).body;
+    expect(runs).toContain('<td><a href="/inspector/projects/demo/runs/run-7"><code>run-7</code></a></td>');
+    const run = await get("/inspector/projects/demo/runs/run-7", cookie);
+    expect(run.statusCode).toBe(200);
+    expect(run.body).toContain(
+      `<p><a href="/inspector/projects/demo/items/episode_run-7"><code>episode_run-7</code></a>:`,
+    );
+    expect(run.body).toContain(
+      `<td>plan</td>\n<td>planner</td>\n<td><a href="/inspector/projects/demo/packets/${stepPacket}"><code>${stepPacket}</code></a></td>`,
+    );
+    expect(run.body).toContain(`<td>plan</td>\n<td>decision</td>`);
+    expect(run.body).toContain(`Cut from main ${HOSTILE_ESCAPED}`);
+    expect(run.body).not.toContain("<script>alert");
+    expect((await get("/inspector/projects/demo/runs/run-unknown", cookie)).statusCode).toBe(404);
+    expect((await get("/inspector/projects/empty/runs", cookie)).body).toContain(
+      "No run of this project has finished",
+    );
+  });
+
   test("an unknown project, packet or page is a 404 page, never a 500", async () => {
     const { packetId } = await records();
     const { cookie } = await session();
@@ -436,6 +477,8 @@ describe("the pages", () => {
       "/inspector/projects/demo/packets/not-a-packet-id",
       "/inspector/projects/nope/items/anything",
       "/inspector/projects/nope/state",
+      "/inspector/projects/nope/runs",
+      "/inspector/projects/demo/runs/bad id",
       "/inspector/projects/nope/state/release.branch",
       "/inspector/projects/demo/packets?cursor=",
       "/inspector/nothing/here",

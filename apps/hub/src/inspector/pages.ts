@@ -21,6 +21,7 @@ import type { z } from "zod";
 import type { Caller } from "../auth.js";
 import { explain, freshPool, poolItem } from "../routes/context.js";
 import { getPacket, listPackets, replayPacket } from "../routes/packets.js";
+import { episodes } from "../routes/runs.js";
 import { contradictions, getState, stateHistory } from "../routes/state.js";
 import type { HubServices } from "../services.js";
 
@@ -253,4 +254,47 @@ export async function itemPage(call: PageCall, params: unknown) {
     ),
   );
   return { project, explanation, item, linked: known };
+}
+
+/** The prefix of a run's episode id: `episode_<runId>` (the store's). */
+const EPISODE_PREFIX = "episode_";
+
+/** The episodes of a project's finished runs, newest first, a page at a time (the episodes route's). */
+export async function runsPage(call: PageCall, params: unknown, query: { cursor?: unknown }) {
+  const { project } = pathParams(ROUTES.episodes.params, params, "project");
+  const cursor = ROUTES.episodes.query.safeParse(
+    typeof query.cursor === "string" ? { cursor: query.cursor } : {},
+  );
+  if (!cursor.success) throw new KxmError("not_found", "no such page of runs");
+  const page = await episodes({
+    ...call,
+    params: { project },
+    query: { limit: 20, ...cursor.data },
+    body: undefined,
+  });
+  return {
+    project,
+    runs: page.items.map((episode) => ({ runId: episode.id.slice(EPISODE_PREFIX.length), episode })),
+    nextCursor: page.nextCursor,
+  };
+}
+
+/**
+ * One run: its episode once it finished, its journal entries by stage, and the packets served to it, which are
+ * what each step's prompt carried. A run the project has no record of is a 404.
+ */
+export async function runPage(call: PageCall, params: unknown) {
+  const { project, runId } = pathParams(ROUTES.finishRun.params, params, "run");
+  const [episode] = (
+    await episodes({ ...call, params: { project }, query: { runId, limit: 1 }, body: undefined })
+  ).items;
+  const pool = await freshPool(call.hub, project);
+  const journal = pool.journalRecords().filter(({ entry }) => entry.runId === runId);
+  const packets = (
+    await listPackets({ ...call, params: { project }, query: { runId, limit: 50 }, body: undefined })
+  ).packets;
+  if (episode === undefined && journal.length === 0 && packets.length === 0) {
+    throw new KxmError("not_found", `project ${project} has no record of run ${runId}`);
+  }
+  return { project, runId, episode, journal: journal.map(({ entry, item }) => ({ entry, item })), packets };
 }

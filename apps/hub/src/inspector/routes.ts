@@ -22,6 +22,8 @@ import {
   projectsPage,
   type ReplayOutcome,
   replayOutcome,
+  runPage,
+  runsPage,
   stateKeyPage,
   statePage,
 } from "./pages.js";
@@ -255,6 +257,14 @@ export async function registerInspector(app: FastifyInstance, hub: HubServices):
           // htmx asks for the result alone, to put under the form; without script the whole page comes back.
           if (request.headers["hx-request"] === "true") return page(reply, "replay-result", { replay });
           return packet(request, reply, replay);
+        });
+        pages.get("/projects/:project/runs", async (request, reply) => {
+          const data = await runsPage(call(request), request.params, request.query as { cursor?: unknown });
+          return page(reply, "runs", { title: `Runs of ${data.project}`, ...signedIn(request), ...data });
+        });
+        pages.get("/projects/:project/runs/:runId", async (request, reply) => {
+          const data = await runPage(call(request), request.params);
+          return page(reply, "run", { title: `Run ${data.runId}`, ...signedIn(request), ...data });
         });
         pages.get("/projects/:project/state", async (request, reply) => {
           const data = await statePage(call(request), request.params);
