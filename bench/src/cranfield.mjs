@@ -2,18 +2,32 @@
 // The Cranfield collection (1,400 aeronautics abstracts, 225 queries, graded judgments) and the measures taken on
 // it: nDCG@10 with linear gain and recall@100, under both readings of the disputed judgment code -1, and a paired
 // bootstrap interval of the difference between two systems.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LIMITS } from "@kxm/contract";
 import { Random } from "./random.mjs";
 
-/** Where the collection sits: `KXM_CRANFIELD_DIR`, or `shared/data/cranfield` beside the repository. */
-export function cranfieldDir() {
+/** Where the collection sits: `KXM_CRANFIELD_DIR`, or the copy kept with the bench in `data/cranfield`. */
+function cranfieldDir() {
   const here = dirname(fileURLToPath(import.meta.url));
-  return resolve(
-    process.env.KXM_CRANFIELD_DIR ?? join(here, "..", "..", "..", "shared", "data", "cranfield"),
-  );
+  return resolve(process.env.KXM_CRANFIELD_DIR ?? join(here, "..", "data", "cranfield"));
+}
+
+/**
+ * Why the collection at `dir` cannot be used, or undefined: a file missing, or not 1,400 documents, 225 queries
+ * and judgments for them. Checked before the first measurement, so a run never fails after minutes of work.
+ * @param {string} [dir]
+ */
+export function cranfieldInputsMissing(dir = cranfieldDir()) {
+  for (const file of ["cran.all.1400", "cran.qry", "cranqrel"]) {
+    if (!existsSync(join(dir, file))) return `${join(dir, file)} is missing (set KXM_CRANFIELD_DIR)`;
+  }
+  const { docs, queries, judgments } = loadCranfield(dir);
+  if (docs.length !== 1_400 || queries.length !== 225 || judgments.size !== 225) {
+    return `${dir} holds ${docs.length} documents, ${queries.length} queries and judgments for ${judgments.size}, not Cranfield's 1,400, 225 and 225`;
+  }
+  return undefined;
 }
 
 /**

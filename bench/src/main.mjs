@@ -4,13 +4,13 @@
 // tasks and queries, and on Cranfield. Prints a Markdown report and writes it with the raw figures to
 // results/latest.md and results/latest.json.
 import { fork } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openBrowser } from "@kxm/browser";
 import { benchBrowser, browserInputsMissing } from "./browser.mjs";
-import { cranfieldDir, evaluate, loadCranfield } from "./cranfield.mjs";
+import { cranfieldInputsMissing, evaluate, loadCranfield } from "./cranfield.mjs";
 import { canCollect, now } from "./measure.mjs";
 import { ADAPTERS } from "./peers/adapters.mjs";
 import { generatePool, SEED } from "./pool.mjs";
@@ -180,9 +180,30 @@ if (browserMissing !== undefined && options.mode !== "smoke") {
   console.error(`bench: the browser figures cannot run: ${browserMissing}`);
   process.exit(2);
 }
+// Every input is checked before the first measurement: a run must not fail after minutes of work. Cranfield is kept
+// with the bench (data/cranfield); only a smoke run goes on without it.
+const cranfieldMissing = cranfieldInputsMissing();
+if (cranfieldMissing !== undefined && options.mode !== "smoke") {
+  console.error(`bench: the Cranfield collection cannot be read: ${cranfieldMissing}`);
+  process.exit(2);
+}
 if (!canCollect)
   console.error("bench: run node with --expose-gc for steady memory figures (pnpm bench does)");
 const machine = machineInfo();
+mkdirSync(options.out, { recursive: true });
+const partialFile = join(options.out, "partial.json");
+
+/**
+ * Writes what has been measured so far to `partial.json` beside the results, after each section: a run cut short
+ * keeps every figure it took. The finished run replaces it with latest.md and latest.json.
+ * @param {Record<string, unknown>} sections
+ */
+function keepPartial(sections) {
+  writeFileSync(
+    partialFile,
+    `${JSON.stringify({ date: new Date().toISOString(), partial: true, mode: options.mode, seed: SEED, machine, ...sections }, null, 2)}\n`,
+  );
+}
 
 /** @type {{ size: number, kxm: any, peers: any[] }[]} */
 const sizes = [];
@@ -210,24 +231,28 @@ for (const size of options.sizes) {
     rmSync(poolFile);
   }
   sizes.push({ size, kxm, peers });
+  keepPartial({ sizes });
 }
 
 // The hub under autocannon, at 10k items (1k in a smoke run), and the CLI's start-up.
 const hubSize = options.mode === "smoke" ? 1_000 : 10_000;
 progress(`[hub] ${hubSize.toLocaleString("en-US")} items under autocannon`);
 const hub = await runWorker("hub", { type: "hub", size: hubSize, mode: options.mode });
+keepPartial({ sizes, hub });
 progress("[start-up] node -e 0, kxm --version, kxm memory brief and kxm memory revision");
 const startup = benchStartup(options.mode);
+keepPartial({ sizes, hub, startup });
 /** @type {Awaited<ReturnType<typeof benchBrowser>> | { skipped: string }} */
 let browser = { skipped: browserMissing ?? "" };
 if (browserMissing === undefined) browser = await benchBrowser(options.mode, openBrowser, progress);
 else progress(`[browser] skipped: ${browserMissing}`);
+keepPartial({ sizes, hub, startup, browser });
 
 // Cranfield: every system in a smoke run too (the collection is small), unless the data is missing, which only a
 // smoke run tolerates.
 /** @type {ReturnType<typeof cranfieldSummary> | null} */
 let cranfield = null;
-if (existsSync(join(cranfieldDir(), "cran.all.1400"))) {
+if (cranfieldMissing === undefined) {
   const collection = loadCranfield();
   const systems = [];
   for (const system of ["kxm", "kxm-recall", ...options.peers]) {
@@ -236,11 +261,8 @@ if (existsSync(join(cranfieldDir(), "cran.all.1400"))) {
     systems.push({ ...run, perQuery: evaluate(collection, run.rankings), rankings: undefined });
   }
   cranfield = cranfieldSummary(systems);
-} else if (options.mode === "smoke") {
-  progress(`[cranfield] not found at ${cranfieldDir()} (set KXM_CRANFIELD_DIR): skipped`);
 } else {
-  console.error(`bench: the Cranfield collection is not at ${cranfieldDir()}; set KXM_CRANFIELD_DIR`);
-  process.exit(2);
+  progress(`[cranfield] skipped: ${cranfieldMissing}`);
 }
 
 const identity = sizes.reduce(
@@ -269,12 +291,12 @@ const markdown = markdownReport(run);
 
 console.log(`\n${markdown}`);
 const resultsDir = options.out;
-mkdirSync(resultsDir, { recursive: true });
 writeFileSync(join(resultsDir, "latest.md"), markdown);
 writeFileSync(
   join(resultsDir, "latest.json"),
   `${JSON.stringify({ date: new Date().toISOString(), ...run, seconds: Math.round(seconds * 10) / 10 }, null, 2)}\n`,
 );
+rmSync(partialFile, { force: true });
 console.log(`results written to ${join(resultsDir, "latest.md")} and latest.json (${seconds.toFixed(1)} s)`);
 const failures = [];
 if (!run.identical) failures.push("the index and the plain functions disagree");

@@ -1,13 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, test } from "vitest";
 
 // The benchmark's smoke run, as CI runs it: a real child process over the built packages (`npm test` builds
-// first), one 1,000-item pool, two peers in processes of their own, and Cranfield when the collection is beside
-// the repository. It asserts that the run completes and reports sane figures, never how fast anything is.
+// first), one 1,000-item pool, two peers in processes of their own, and Cranfield (kept with the bench). It asserts that the run completes and reports sane figures, never how fast anything is.
 const bench = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = mkdtempSync(join(tmpdir(), "kxm-bench-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -116,19 +115,39 @@ describe("pnpm bench --smoke", () => {
       expect(stats.p50).toBeGreaterThan(0);
     expect(report).toContain("## Browser sessions");
     expect(report).toContain("| steel-sdk (sessions.create, connectOverCDP) |");
-    if (json.cranfield !== null) {
-      const systems = json.cranfield.rows.map((row: { system: string }) => row.system);
-      expect(systems).toEqual(["kxm", "kxm-recall", "fts5", "wink-bm25-kxm"]);
-      for (const row of json.cranfield.rows) {
-        for (const value of [...Object.values(row.ndcg10), ...Object.values(row.recall100)]) {
-          expect(value).toBeGreaterThan(0.1);
-          expect(value).toBeLessThanOrEqual(1);
-        }
+    // The collection is kept with the bench, so every clone measures it.
+    const systems = json.cranfield.rows.map((row: { system: string }) => row.system);
+    expect(systems).toEqual(["kxm", "kxm-recall", "fts5", "wink-bm25-kxm"]);
+    for (const row of json.cranfield.rows) {
+      for (const value of [...Object.values(row.ndcg10), ...Object.values(row.recall100)]) {
+        expect(value).toBeGreaterThan(0.1);
+        expect(value).toBeLessThanOrEqual(1);
       }
-      // wink-bm25 fed KXM's tokenizer and BM25 parameters ranks Cranfield exactly as KXM's packets do.
-      expect(json.cranfield.winkEqual).toMatchObject({ compared: true, holds: true });
     }
+    // wink-bm25 fed KXM's tokenizer and BM25 parameters ranks Cranfield exactly as KXM's packets do.
+    expect(json.cranfield.winkEqual).toMatchObject({ compared: true, holds: true });
+    // The figures kept section by section while the run went are gone once the whole report is written.
+    expect(existsSync(join(out, "partial.json"))).toBe(false);
   }, 300_000);
+
+  test("checks its inputs before the first measurement: no Cranfield, exit 2 at once, nothing written", () => {
+    const empty = mkdtempSync(join(tmpdir(), "kxm-bench-no-cranfield-"));
+    try {
+      const run = spawnSync(process.execPath, ["src/main.mjs", "--quick", "--out", join(empty, "out")], {
+        cwd: bench,
+        encoding: "utf8",
+        env: { ...process.env, KXM_CRANFIELD_DIR: empty },
+        timeout: 30_000,
+      });
+      expect(run.status).toBe(2);
+      expect(run.stderr.trim().split("\n")).toEqual([
+        `bench: the Cranfield collection cannot be read: ${join(empty, "cran.all.1400")} is missing (set KXM_CRANFIELD_DIR)`,
+      ]);
+      expect(existsSync(join(empty, "out"))).toBe(false);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
 
   test("refuses an unknown argument with exit code 2 and one line", () => {
     const run = spawnSync(process.execPath, ["src/main.mjs", "--fast"], { cwd: bench, encoding: "utf8" });

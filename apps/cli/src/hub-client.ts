@@ -2,7 +2,7 @@ import { isKxmError, KxmError, ROUTES, type RouteAuth, type RouteName } from "@k
 import { createHubClient, type HubClient } from "@kxm/contract/client";
 import { Flags } from "@oclif/core";
 import { UsageError } from "./base.js";
-import { type CliEnv, DEFAULT_HUB_URL, isHubUrl, readEnv } from "./env.js";
+import { type CliEnv, DEFAULT_HUB_URL, hubUrlSet, isHubUrl, readEnv } from "./env.js";
 
 // How `kxm context` and `kxm hub` commands reach the hub: only through @kxm/contract's `createHubClient`, at --hub
 // or KXM_HUB_URL, with one credential per call chosen by the route's `auth` (CREDENTIALS below). Failures come back
@@ -54,6 +54,23 @@ export function hubSettings(hub: string | undefined): { env: CliEnv; url: string
     throw new UsageError(`--hub: ${hub} is not an http:// or https:// URL, such as ${DEFAULT_HUB_URL}`);
   }
   return { env: read.env, url: hub ?? read.env.KXM_HUB_URL };
+}
+
+/** Whether a hub is named (`--hub`, or KXM_HUB_URL set): commands that work without a hub use one only then. */
+export function hubNamed(hub: string | undefined): boolean {
+  return hub !== undefined || hubUrlSet();
+}
+
+/**
+ * The hub of `kxm run` (its reports, and what it withholds from dispatch context), only when one is named: `--hub`
+ * or KXM_HUB_URL, since the default URL is not a configuration. It acts with KXM_AGENT_KEY, else KXM_AUTH_TOKEN.
+ * Undefined without a named hub; an invalid URL or variable is a usage error.
+ */
+export function runHub(hub: string | undefined): { url: string; token?: string } | undefined {
+  const { env, url } = hubSettings(hub);
+  if (!hubNamed(hub)) return undefined;
+  const token = env.KXM_AGENT_KEY ?? env.KXM_AUTH_TOKEN;
+  return { url, ...(token === undefined ? {} : { token }) };
 }
 
 /**

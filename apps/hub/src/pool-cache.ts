@@ -48,11 +48,6 @@ export class PoolCache {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  /** The feed's `seq` up to which every change has reached the pools (0 before the first sync). */
-  get feedPosition(): number {
-    return this.cursor ?? 0;
-  }
-
   /**
    * Brings every loaded pool up to date with the changes committed before this call, by any process. Concurrent
    * callers share a round that has not started yet, so each waits for one that began after it asked. Resolves
@@ -153,6 +148,8 @@ export class PoolCache {
       ]);
       entry.pool.applyStored(work.items, items, work.entries, entries);
     }
+    // Every pool still loaded holds what the store held at the head: the changes it names were applied above.
+    for (const entry of this.entries.values()) entry.pool?.caughtUpTo(batch.head);
     if (batch.changes.length > 0) {
       this.log.debug({
         event: "pools_caught_up",
@@ -169,10 +166,14 @@ export class PoolCache {
   private async load(project: ProjectRecord): Promise<ProjectPool> {
     this.loadedProjects.set(project.id, project);
     const authored = await readAuthored(project, this.log);
+    // The store's part is read after git, with no wait between its reads, and with the feed's head: the pool is
+    // exact for that seq, which the packets it serves keep (on SQLite the reads of one process see one state when
+    // nothing else runs between them; another process's write can still land between two of them).
+    const head = await this.store.changeHead();
     const items = await this.store.liveItems(project.id);
     const journal = toJournalRecords(await this.store.listJournal(project.id), this.log);
     // Revocations and tombstones change only with a `project` change, which drops the pool: read once per load.
     const rules = await this.store.withholdRules(project.id);
-    return new ProjectPool(project, items, journal, authored, this.log, rules);
+    return new ProjectPool(project, items, journal, authored, this.log, rules, head);
   }
 }

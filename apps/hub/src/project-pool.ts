@@ -100,6 +100,12 @@ export class ProjectPool {
   private readonly dependants = new Map<string, Set<string>>();
   private readonly ancestors = new Map<string, readonly string[]>();
 
+  /**
+   * The change seq the pool's store records are exact for: every change up to it applied, none after it. A stored
+   * packet keeps it, so a replay reads the records as of it (decision 0016).
+   */
+  private seq: number;
+
   constructor(
     readonly project: ProjectRecord,
     storeItems: readonly ContextItem[],
@@ -107,7 +113,9 @@ export class ProjectPool {
     authored: Authored,
     private readonly log: FastifyBaseLogger,
     rules: WithholdRules = NO_RULES,
+    seq = 0,
   ) {
+    this.seq = seq;
     for (const item of storeItems) this.storeItems.set(item.id, item);
     for (const record of journal) this.journal.set(record.item.id, record);
     this.setAuthored(authored);
@@ -126,6 +134,19 @@ export class ProjectPool {
       }
       this.slots.set(key, { categories, index: new DigestedIndex(items.values()) });
     }
+  }
+
+  /** The change seq the pool's store records are exact for (see the field). */
+  get changeSeq(): number {
+    return this.seq;
+  }
+
+  /**
+   * Records that every change up to `seq` has reached the pool: the cache says so after a catch-up that read the
+   * changes and their records in one go. Never moves back.
+   */
+  caughtUpTo(seq: number): void {
+    if (seq > this.seq) this.seq = seq;
   }
 
   /** The gaps of the checkout's authored memory (withheld, malformed, unverified), for every packet and recall. */

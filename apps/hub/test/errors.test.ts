@@ -381,6 +381,10 @@ const SCENARIOS: Partial<Record<RouteName, Partial<Record<ErrorCode, Scenario>>>
     invalid_request: (c) => get(c, "/v1/projects/bad%20id/tombstones"),
     not_found: (c) => get(c, "/v1/projects/ghost/tombstones"),
   },
+  listWithheld: {
+    invalid_request: (c) => get(c, "/v1/projects/bad%20id/withheld"),
+    not_found: (c) => get(c, "/v1/projects/ghost/withheld"),
+  },
   unforget: {
     admin_auth_not_configured: (c) =>
       call(c.noAdmin.app, "POST", "/v1/projects/demo/tombstones/tomb_x/lift", ADMIN_TOKEN, { reason: "r" }),

@@ -13,6 +13,7 @@ import {
   hubPerTest,
   plantItems,
   projectWithAgent,
+  proposeAndPromote,
 } from "./helpers.js";
 
 // Expiry, review dates and fact checks in hub packets and recall (issue 20): an expired item is withheld with a
@@ -167,21 +168,10 @@ describe("state proposals with expiresAt and reviewBy", () => {
   test("carried through promotion: the value is due for review, then withheld", async () => {
     await hub.start();
     const key = await projectWithAgent(hub.app, "demo", "agent-a");
-    const proposed = await call(hub.app, "POST", "/v1/projects/demo/state/proposals", key, {
-      ...GUIDE_PROPOSAL,
+    const { state } = await proposeAndPromote(hub.app, key, {
       reviewBy: "2026-10-20T00:00:00Z",
       expiresAt: "2026-11-01T00:00:00Z",
     });
-    expect(proposed.statusCode, proposed.body).toBe(201);
-    const promoted = await call(
-      hub.app,
-      "POST",
-      `/v1/projects/demo/state/proposals/${proposed.json().proposalId}/promote`,
-      ADMIN_TOKEN,
-      { evidenceRefs: ["review:1"] },
-    );
-    expect(promoted.statusCode, promoted.body).toBe(200);
-    const state = promoted.json().state;
     expect(state.expiresAt).toBe("2026-11-01T00:00:00Z");
     expect(state.reviewBy).toBe("2026-10-20T00:00:00Z");
 

@@ -132,6 +132,7 @@ export const SAMPLES: Record<RouteName, (context: SampleContext) => Promise<Samp
     params: { project, tombstoneId: await tombstone(app, project) },
     body: { reason: "matrix" },
   }),
+  listWithheld: async ({ project }) => ({ params: { project } }),
   listPackets: async ({ project }) => ({ params: { project }, query: { limit: "5" } }),
   getPacket: async ({ app, project, key }) => {
     const served = await call(app, "POST", `/v1/projects/${project}/context`, key, {

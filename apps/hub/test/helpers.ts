@@ -220,6 +220,32 @@ export const GUIDE_PROPOSAL = {
   evidenceRefs: ["pr:12"],
 } as const;
 
+/**
+ * Proposes a state value as the agent (the guide's proposal with `overrides`) and promotes it as the admin, checking
+ * both answers; gives the promotion's answer (`state`, `superseded`, `consumed`).
+ */
+export async function proposeAndPromote(
+  app: FastifyInstance,
+  key: string,
+  overrides: Record<string, unknown> = {},
+  project = "demo",
+): Promise<{ state: ContextItem; superseded: ContextItem[]; consumed: ContextItem }> {
+  const proposed = await call(app, "POST", `/v1/projects/${project}/state/proposals`, key, {
+    ...GUIDE_PROPOSAL,
+    ...overrides,
+  });
+  if (proposed.statusCode !== 201) throw new Error(`proposeState ${proposed.statusCode}: ${proposed.body}`);
+  const promoted = await call(
+    app,
+    "POST",
+    `/v1/projects/${project}/state/proposals/${proposed.json().proposalId}/promote`,
+    ADMIN_TOKEN,
+    { evidenceRefs: ["review:1"] },
+  );
+  if (promoted.statusCode !== 200) throw new Error(`promoteState ${promoted.statusCode}: ${promoted.body}`);
+  return promoted.json();
+}
+
 /** A memory fact file (`kxm.memory.v1`). */
 export function memoryFact(id: string, summary: string, scope = "project"): string {
   return factText({

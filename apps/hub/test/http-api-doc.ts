@@ -77,6 +77,7 @@ export const EXAMPLES: Record<
     params: { project: "demo", tombstoneId: "$TOMBSTONE_ID" },
     body: { reason: "Consent was given" },
   },
+  listWithheld: { params: { project: "demo" } },
   listPackets: { params: { project: "demo" }, query: { runId: "run-1", limit: "10" } },
   getPacket: { params: { project: "demo", packetId: "pkt_4f1c2a9e0b7d3856c1e2f4a6b8d0e9f7" } },
   replayPacket: {

@@ -8,10 +8,10 @@ import {
   ADMIN_TOKEN,
   call,
   commitAll,
-  GUIDE_PROPOSAL,
   gitCheckout,
   hubPerTest,
   projectWithAgent,
+  proposeAndPromote,
   runSql,
   writeFiles,
 } from "./helpers.js";
@@ -61,24 +61,9 @@ async function expectProblem(response: Awaited<ReturnType<typeof replay>>, statu
   return response.json().detail as string;
 }
 
-/** Proposes a value for a key as the agent and promotes it as the admin; answers the new current item's id. */
-async function promote(key: string, stateKey: string, summary: string, extra: Record<string, unknown> = {}) {
-  const proposed = await call(hub.app, "POST", "/v1/projects/demo/state/proposals", key, {
-    ...GUIDE_PROPOSAL,
-    key: stateKey,
-    summary,
-    ...extra,
-  });
-  expect(proposed.statusCode, proposed.body).toBe(201);
-  const promoted = await call(
-    hub.app,
-    "POST",
-    `/v1/projects/demo/state/proposals/${proposed.json().proposalId}/promote`,
-    ADMIN_TOKEN,
-    { evidenceRefs: ["review:1"] },
-  );
-  expect(promoted.statusCode, promoted.body).toBe(200);
-  return promoted.json().state.id as string;
+/** Proposes `summary` for `stateKey` as the agent, promotes it as the admin; answers the new current item's id. */
+async function promote(key: string, stateKey: string, summary: string) {
+  return (await proposeAndPromote(hub.app, key, { key: stateKey, summary })).state.id;
 }
 
 /** A statement on the hub's SQLite file (helpers.ts). */
@@ -291,5 +276,28 @@ describe("replay as a property", () => {
       }),
       { numRuns: 8, seed: 20_26 },
     );
+  });
+});
+
+describe("the change seq a packet is stored with", () => {
+  test("is the one its pool holds, when writes land while the pool loads", async () => {
+    const { key } = await demo();
+    // A revocation drops the pool; the next packet reloads it, reading git while these writes land.
+    const served: { text: string; id: string }[] = [];
+    for (let round = 0; round < 4; round += 1) {
+      await call(hub.app, "POST", "/v1/projects/demo/revocations", ADMIN_TOKEN, {
+        target: "evidence",
+        value: `ref:${round}`,
+        reason: "drop the pool",
+      });
+      const [packet] = await Promise.all([
+        serve(key),
+        ...Array.from({ length: 3 }, (_, i) =>
+          promote(key, `race.${round}.${i}`, `Raced value ${round} ${i}`),
+        ),
+      ]);
+      served.push(packet);
+    }
+    for (const packet of served) await expectReplayed(packet);
   });
 });

@@ -17,6 +17,9 @@ export { executeRun } from "./execution/run-loop.js";
 export type { HubReportTarget, RunOutcomeReport } from "./hub/hub-report.js";
 export { hubReporter, type ReportResult, type RunReporter, type StepReport } from "./hub/hub-report.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { WithheldAuthored, WithheldLookup } from "./hub/hub-withheld.js";
+export { hubWithheld } from "./hub/hub-withheld.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { Efficacy, EfficacySide, Interval } from "./learning/efficacy.js";
 export { type Ledger, loadLedger } from "./learning/ledger.js";
 export type { DispatchManifest } from "./runs/manifest.js";

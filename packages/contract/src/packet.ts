@@ -213,8 +213,8 @@ export type PacketInputs = z.infer<typeof PacketInputsSchema>;
 /**
  * What the hub keeps of each packet it served, one per packet id and project: never the task text or an item's
  * body. `requestSha256` is the SHA-256 of the request's JSON (task included) as the audit echoed it, so a replay
- * given the task can check it is the same request; `changeSeq` is the store's change-feed position the pool had
- * caught up with when the packet was first assembled, at `firstServedAt` (decision 0016).
+ * given the task can check it is the same request; `changeSeq` is the change seq the serving pool's records were
+ * exact for when the packet was first assembled, at `firstServedAt` (decision 0016).
  */
 export const StoredPacketSchema = z.object({
   packetId: z.string(),

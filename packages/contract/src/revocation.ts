@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { IdSchema, ProjectIdSchema, RefSchema } from "./fields.js";
 import { LIMITS } from "./limits.js";
+import { WITHHELD_REASONS } from "./packet.js";
 
 /**
  * What a revocation names: an evidence reference (exact), a source reference (exact) or a prefix of one, an item id
@@ -66,3 +67,9 @@ export const ReasonBodySchema = z.strictObject({ reason: WithholdReasonTextSchem
 
 export const RevocationParamsSchema = z.strictObject({ project: ProjectIdSchema, revocationId: IdSchema });
 export const TombstoneParamsSchema = z.strictObject({ project: ProjectIdSchema, tombstoneId: IdSchema });
+
+/**
+ * One authored item (a memory fact `mem_…` or a promoted skill `skill_…` of the project's checkout) the hub
+ * withholds, and why: its id and reason only, never its summary, so an agent may read it.
+ */
+export const WithheldAuthoredSchema = z.object({ id: z.string(), reason: z.enum(WITHHELD_REASONS) });

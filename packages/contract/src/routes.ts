@@ -26,6 +26,7 @@ import {
   RevokeBodySchema,
   TombstoneParamsSchema,
   TombstoneSchema,
+  WithheldAuthoredSchema,
 } from "./revocation.js";
 import { AuthoritySchema, ConfidenceSchema, JournalCategorySchema } from "./vocabulary.js";
 
@@ -616,6 +617,19 @@ export const ROUTES = {
       "context_limits_exceeded",
       "not_found",
     ],
+  },
+  // The one route of the group an agent may read: ids and reasons only, so dispatch and brief can leave them out.
+  listWithheld: {
+    method: "GET",
+    path: "/v1/projects/:project/withheld",
+    summary:
+      "The authored memory facts and promoted skills the hub withholds, by id with the reason, never a summary: what runs and instruction files leave out",
+    auth: "project",
+    params: ProjectParams,
+    status: 200,
+    /** Sorted by id; only authored items (`mem_…`, `skill_…`), whatever the reason. */
+    response: z.object({ items: z.array(WithheldAuthoredSchema) }),
+    errors: [...AUTH_ERRORS, "invalid_request", "not_found"],
   },
   listPackets: {
     method: "GET",

@@ -2,8 +2,15 @@ import { type ContextItem, isKxmError, LIMITS, ORIGINS, type Origin, SHARED_PROJ
 import { parseContextItem } from "@kxm/provenance";
 import type { MemoryFact, MemoryProblem } from "./memory-file.js";
 
+const MEMORY_ID_PREFIX = "mem_";
+
 function originOf(sourceType: string): Origin {
   return (ORIGINS as readonly string[]).includes(sourceType) ? (sourceType as Origin) : "git";
+}
+
+/** The id of a fact's context item: `mem_<id>`, as the hub and dispatch serve it (and revoke it). */
+export function factItemId(factId: string): string {
+  return `${MEMORY_ID_PREFIX}${factId}`;
 }
 
 /**
@@ -16,7 +23,7 @@ export function factToContextItem(fact: MemoryFact, project: string): ContextIte
   const provenance: Record<string, unknown> = { sourceType: originOf(fact.provenance.sourceType) };
   if (fact.provenance.sourceRef !== undefined) provenance.sourceRef = fact.provenance.sourceRef;
   const raw: Record<string, unknown> = {
-    id: `mem_${fact.id}`,
+    id: factItemId(fact.id),
     kind: "knowledge",
     project: fact.scope === "operator" ? SHARED_PROJECT : project,
     summary: fact.summary,
@@ -33,8 +40,6 @@ export function factToContextItem(fact: MemoryFact, project: string): ContextIte
 
 /** The project id facts are checked against when no project is at hand: any valid id gives the same verdict. */
 const CHECK_PROJECT = "validate";
-
-const MEMORY_ID_PREFIX = "mem_";
 
 /** The contract's limits, named by the memory file's own fields (so the rule reads as `memory validate`'s). */
 function limitProblem(fact: MemoryFact): { field: string; rule: string } | undefined {

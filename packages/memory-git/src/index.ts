@@ -26,14 +26,22 @@ export { writeFileWhole } from "./files.js";
 export type { CommittedFile, CommittedFiles, CommittedReadOptions, GitFileState } from "./git.js";
 export { checkTrackedClean, type GitCheck, gitDirectories } from "./git.js";
 export { authoredMemoryDirs, KXM_PATHS, kxmDir } from "./layout.js";
-export { activeFacts, deliverableFacts, type FactNotice, factNotices, validateMemory } from "./load.js";
+export {
+  activeFacts,
+  deliverableFacts,
+  type FactNotice,
+  factNotices,
+  validateMemory,
+  type WithheldCounts,
+  withoutWithheld,
+} from "./load.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { FactCheck, MemoryFact } from "./memory-file.js";
 export { formatMemoryProblem, type MemoryProblem, type MemoryScope } from "./memory-file.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { RevisionFile } from "./revision.js";
 export { computeMemoryRevision } from "./revision.js";
-export { findProjectRoot } from "./root.js";
+export { defaultProjectId, findProjectRoot } from "./root.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { PromotedSkillDocument } from "./skills/documents.js";
 export { promotedSkillDocuments } from "./skills/documents.js";

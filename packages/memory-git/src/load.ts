@@ -1,6 +1,6 @@
-import { compareCodeUnits, KxmError } from "@kxm/contract";
+import { compareCodeUnits, KxmError, WITHHELD_REASONS, type WithheldReason } from "@kxm/contract";
 import { checkFailing, factWithheldReason, readCheckRecords, reviewDue } from "./fact-checks.js";
-import { admitFact } from "./fact-item.js";
+import { admitFact, factItemId } from "./fact-item.js";
 import { memoryDir } from "./layout.js";
 import { formatMemoryProblem, type MemoryFact, type MemoryProblem } from "./memory-file.js";
 import {
@@ -51,6 +51,32 @@ export async function deliverableFacts(root: string, now: Date = new Date()): Pr
   }
   const { records } = await readCheckRecords(root);
   return facts.filter((fact) => factWithheldReason(fact, records, now.getTime()) === undefined);
+}
+
+/** How many facts each reason left out, in reason order ({@link WITHHELD_REASONS}); a reason with none is absent. */
+export type WithheldCounts = Partial<Record<WithheldReason, number>>;
+
+/**
+ * `facts` less those a hub withholds (`withheld`: context item id, `mem_<id>`, to reason; decision 0017), and how
+ * many each reason left out.
+ */
+export function withoutWithheld(
+  facts: readonly MemoryFact[],
+  withheld: ReadonlyMap<string, WithheldReason>,
+): { facts: MemoryFact[]; withheld: WithheldCounts } {
+  const kept: MemoryFact[] = [];
+  const counts = new Map<WithheldReason, number>();
+  for (const fact of facts) {
+    const reason = withheld.get(factItemId(fact.id));
+    if (reason === undefined) kept.push(fact);
+    else counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  const ordered: WithheldCounts = {};
+  for (const reason of WITHHELD_REASONS) {
+    const count = counts.get(reason);
+    if (count !== undefined) ordered[reason] = count;
+  }
+  return { facts: kept, withheld: ordered };
 }
 
 /** What `memory validate` reports of an active fact's dates and check at `now`, beside the problems. */

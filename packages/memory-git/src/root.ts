@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { KxmError } from "@kxm/contract";
 import { KXM_DIR } from "./layout.js";
 
@@ -37,4 +37,16 @@ export async function findProjectRoot(start: string): Promise<string> {
     }
     current = parent;
   }
+}
+
+/**
+ * The project id a checkout goes by when none is given (`kxm run`, and `kxm memory brief` and `sync` asking a hub):
+ * its root folder's name, made a valid project id (other characters become `-`, leading dots and dashes go, at
+ * most 128 characters), or `project` when nothing is left.
+ */
+export function defaultProjectId(root: string): string {
+  const name = basename(root)
+    .replace(/[^A-Za-z0-9._-]/g, "-")
+    .replace(/^[.-]+/, "");
+  return name.slice(0, 128) || "project";
 }

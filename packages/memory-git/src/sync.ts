@@ -1,6 +1,6 @@
-import { KxmError } from "@kxm/contract";
+import { KxmError, type WithheldReason } from "@kxm/contract";
 import { writeFileWhole } from "./files.js";
-import { deliverableFacts } from "./load.js";
+import { deliverableFacts, type WithheldCounts, withoutWithheld } from "./load.js";
 import type { MemoryFact } from "./memory-file.js";
 import { readSyncTargets } from "./memory-sync-targets.js";
 import { oneLine } from "./memory-text.js";
@@ -100,16 +100,19 @@ export function planSync(
 
 /**
  * Refreshes the memory block in whichever of AGENTS.md, CLAUDE.md and GEMINI.md exist at `root`, from the active
- * facts served at `now` (default: the clock; expired and check-withheld facts are left out). A malformed memory file, or an active fact over a limit ({@link deliverableFacts}), fails with
+ * facts served at `now` (default: the clock; expired and check-withheld facts are left out, and those `withheld`
+ * names, the items a hub withholds, counted in the answer's `withheld`). A malformed memory file, or an active fact over a limit ({@link deliverableFacts}), fails with
  * `memory_invalid` before anything is read; none of the three files is `memory_sync_no_target`. Every file is planned before any is written, so one refusal writes no file. Files are
  * replaced whole (atomically); a symlink is written through when it resolves to a regular file inside the project
  * and refused otherwise; a file that is not UTF-8 is refused. `dryRun` reports the actions and writes nothing.
  */
 export async function syncInstructionFiles(
   root: string,
-  options: { dryRun?: boolean; now?: Date } = {},
-): Promise<{ block: string; files: Array<{ file: string; action: SyncAction }> }> {
-  const block = renderMemoryBlock(await deliverableFacts(root, options.now));
+  options: { dryRun?: boolean; now?: Date; withheld?: ReadonlyMap<string, WithheldReason> } = {},
+): Promise<{ block: string; files: Array<{ file: string; action: SyncAction }>; withheld: WithheldCounts }> {
+  const deliverable = await deliverableFacts(root, options.now);
+  const { facts, withheld } = withoutWithheld(deliverable, options.withheld ?? new Map());
+  const block = renderMemoryBlock(facts);
   const targets = await readSyncTargets(root, INSTRUCTION_FILES);
   if (targets.length === 0) {
     throw new KxmError("memory_sync_no_target", `none of ${INSTRUCTION_FILES.join(", ")} exists`);
@@ -124,5 +127,5 @@ export async function syncInstructionFiles(
       await writeFileWhole(plan.path, plan.text);
     }
   }
-  return { block, files: plans.map(({ file, action }) => ({ file, action })) };
+  return { block, files: plans.map(({ file, action }) => ({ file, action })), withheld };
 }

@@ -174,6 +174,28 @@ describe("syncInstructionFiles", () => {
 
   const block = renderMemoryBlock([fact("use-pnpm", { summary: "Use pnpm, not npm" })]);
 
+  it("leaves out the facts a hub withholds and counts them per reason, in reason order", async () => {
+    const root = await project({ "AGENTS.md": "# Agents\n" });
+    await putFact(root, "keep.md", { id: "keep", summary: "Keep the changelog short" });
+    await putFact(root, "tag.md", { id: "tag", summary: "Tag from main" });
+    const withheld = new Map([
+      ["mem_use-pnpm", "forgotten"],
+      ["mem_tag", "revoked"],
+      // A withheld fact that is not active here, and a skill: nothing to leave out, nothing counted.
+      ["mem_old", "revoked"],
+      ["skill_notes", "revoked"],
+    ] as const);
+    const result = await syncInstructionFiles(root, { withheld });
+    const kept = renderMemoryBlock([fact("keep", { summary: "Keep the changelog short" })]);
+    expect(result).toEqual({
+      block: kept,
+      files: [{ file: "AGENTS.md", action: "appended" }],
+      withheld: { revoked: 1, forgotten: 1 },
+    });
+    expect(Object.keys(result.withheld)).toEqual(["revoked", "forgotten"]);
+    expect(await readFile(join(root, "AGENTS.md"), "utf8")).toBe(`# Agents\n\n${kept}\n`);
+  });
+
   it("updates, appends and reports only the files that exist, in order", async () => {
     const root = await project({
       "GEMINI.md": `# Gemini\n\n${MEMORY_START}\nstale\n${MEMORY_END}\n`,
@@ -186,6 +208,7 @@ describe("syncInstructionFiles", () => {
         { file: "AGENTS.md", action: "appended" },
         { file: "GEMINI.md", action: "updated" },
       ],
+      withheld: {},
     });
     expect(await readFile(join(root, "AGENTS.md"), "utf8")).toBe(`# Agents\n\n${block}\n`);
     expect(await readFile(join(root, "GEMINI.md"), "utf8")).toBe(`# Gemini\n\n${block}\n`);

@@ -343,7 +343,7 @@ export const packetAudits = sqliteTable(
     runId: text("run_id"),
     rankerVersion: text("ranker_version").notNull(),
     requestSha256: text("request_sha256").notNull(),
-    /** The change-feed position the serving pool had caught up with at the first assembly. */
+    /** The change seq the serving pool's records were exact for at the first assembly. */
     changeSeq: integer("change_seq").notNull(),
     firstServedAt: text("first_served_at").notNull(),
     lastServedAt: text("last_served_at").notNull(),

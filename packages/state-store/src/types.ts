@@ -239,7 +239,7 @@ export interface PacketRecordInput {
   rankerVersion: string;
   /** SHA-256 (hex) of the request's JSON as the audit echoed it. */
   requestSha256: string;
-  /** The change-feed position the pool had caught up with when it assembled the packet. */
+  /** The change seq the pool's records were exact for when it assembled the packet. */
   changeSeq: number;
   /** The assembly's other inputs, kept so the packet can be replayed (decision 0016). */
   inputs: StoredPacket["inputs"];

@@ -1,6 +1,7 @@
 import { isKxmError } from "@kxm/contract";
 import { describe, expect, test } from "vitest";
 import type { PacketRecordInput } from "../src/index.js";
+import { packetRecord } from "./support/state-fixtures.js";
 import { at, T0, tempStore } from "./support/temp-store.js";
 
 // The stored packet audits (issue 20): one row per project and packet id, served counts, the newest-served-first
@@ -14,28 +15,7 @@ function record(
   servedAt: Date,
   runId: string | null = null,
 ): PacketRecordInput {
-  return {
-    project,
-    packetId,
-    runId,
-    rankerVersion: "kxm-rank-1",
-    requestSha256: "0".repeat(64),
-    changeSeq: 3,
-    sections: { contradictions: [], currentState: [], knowledge: [], evidence: [], episodes: [], skills: [] },
-    audit: {
-      request: { project, role: "planner", taskChars: 12 },
-      selectedIds: [],
-      candidateCount: 0,
-      excludedSuperseded: 0,
-      budgetTokens: 6000,
-      estimatedTokens: 0,
-      unresolvedGaps: [],
-      relevance: { taskTokens: 2, matchedCandidates: 0, selected: [] },
-      nearMisses: [],
-    },
-    inputs: null,
-    servedAt,
-  };
+  return packetRecord(project, packetId, servedAt, { runId });
 }
 
 const id = (n: number) => `pkt_${String(n).padStart(32, "0")}`;

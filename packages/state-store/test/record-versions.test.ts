@@ -1,8 +1,7 @@
 import { type ContextItem, isKxmError } from "@kxm/contract";
 import Database from "better-sqlite3";
 import { describe, expect, test } from "vitest";
-import type { PacketRecordInput } from "../src/index.js";
-import { guideProposal, proposeAndPromote } from "./support/state-fixtures.js";
+import { guideProposal, packetRecord, proposeAndPromote } from "./support/state-fixtures.js";
 import { at, T0, tempStore } from "./support/temp-store.js";
 
 /** The versions as stored in the file: seq, kind, id and the status in the body (null for a deletion marker). */
@@ -80,30 +79,8 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
 }
 
 /** A stored packet that read change `changeSeq`, last served at `servedAt`: what retention keeps history for. */
-function packetAt(changeSeq: number, servedAt: Date, n = 1): PacketRecordInput {
-  return {
-    project: "demo",
-    packetId: `pkt_${String(n).padStart(32, "0")}`,
-    runId: null,
-    rankerVersion: "kxm-rank-1",
-    requestSha256: "0".repeat(64),
-    changeSeq,
-    sections: { contradictions: [], currentState: [], knowledge: [], evidence: [], episodes: [], skills: [] },
-    audit: {
-      request: { project: "demo", role: "planner", taskChars: 1 },
-      selectedIds: [],
-      candidateCount: 0,
-      excludedSuperseded: 0,
-      budgetTokens: 6000,
-      estimatedTokens: 0,
-      unresolvedGaps: [],
-      relevance: { taskTokens: 1, matchedCandidates: 0, selected: [] },
-      nearMisses: [],
-    },
-    inputs: null,
-    servedAt,
-  };
-}
+const packetAt = (changeSeq: number, servedAt: Date) =>
+  packetRecord("demo", `pkt_${"1".padStart(32, "0")}`, servedAt, { changeSeq });
 
 const statuses = (items: readonly ContextItem[]) => items.map((item) => `${item.summary}:${item.status}`);
 

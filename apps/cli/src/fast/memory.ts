@@ -6,7 +6,7 @@ import { terminalJson, terminalLine, terminalText } from "../terminal-text.js";
 // every session start. The commands in src/commands/memory/ stay the reference: this path prints the same bytes
 // and exits with the same codes (the CLI's tests run through it), and it takes only the plain forms, `--json` and
 // `--cwd <folder>` at most once each. Anything else (--help, another flag, KXM_DEBUG, JSON to a terminal, which
-// oclif colours) returns false and goes to oclif.
+// oclif colours, and for the brief KXM_HUB_URL, a hub to ask) returns false and goes to oclif.
 
 type BriefLib = typeof import("./brief-lib.js");
 type RevisionLib = typeof import("./revision-lib.js");
@@ -42,6 +42,9 @@ export async function runMemoryFast(argv: readonly string[]): Promise<boolean> {
   if (topic !== "memory" || (command !== "brief" && command !== "revision")) return false;
   // biome-ignore lint/style/noProcessEnv: the fast path loads no zod (env.ts does); any KXM_DEBUG hands over to oclif.
   if (process.env.KXM_DEBUG) return false;
+  // A configured hub is asked what it withholds (memory-withheld.ts), which this path does not do: oclif runs it.
+  // biome-ignore lint/style/noProcessEnv: as above; only whether it is set is read, env.ts validates it.
+  if (command === "brief" && process.env.KXM_HUB_URL) return false;
   const flags = plainFlags(rest);
   if (flags === undefined || (flags.json && process.stdout.isTTY)) return false;
   const name = `memory ${command}`;

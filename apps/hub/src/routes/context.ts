@@ -39,7 +39,7 @@ export const getContext: RouteHandler<"getContext"> = async ({ params, body, hub
   const { assembled: built, inputs } = assembleFromPool(pool, request, now.getTime());
   const packetId = packetIdOf(built.audit, inputs);
   const assembled = withPacketId(built, packetId);
-  await hub.packets.record(packetRecord(assembled, packetId, hub.pools.feedPosition, now, inputs));
+  await hub.packets.record(packetRecord(assembled, packetId, pool.changeSeq, now, inputs));
   const { packet, audit } = assembled;
   log.info({
     event: "context_assembled",

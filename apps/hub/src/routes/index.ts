@@ -18,7 +18,15 @@ import { appendJournal, episodes, finishRun, startRun } from "./runs.js";
 import { contradictions, getState, promoteState, proposeState, stateHistory } from "./state.js";
 import type { RouteHandlers } from "./types.js";
 import { reviewJournal, wikiRecords } from "./wiki.js";
-import { forget, listRevocations, listTombstones, revoke, unforget, unrevoke } from "./withhold.js";
+import {
+  forget,
+  listRevocations,
+  listTombstones,
+  listWithheld,
+  revoke,
+  unforget,
+  unrevoke,
+} from "./withhold.js";
 
 /** One handler per route of the contract's table: a route added there fails this file's typecheck until handled. */
 export const HANDLERS: RouteHandlers = {
@@ -54,6 +62,7 @@ export const HANDLERS: RouteHandlers = {
   forget,
   listTombstones,
   unforget,
+  listWithheld,
   listPackets,
   getPacket,
   replayPacket,

@@ -1,7 +1,9 @@
-// Revocation and forgetting (decision 0017): operator routes. Each write goes to the store, which appends a
+// Revocation and forgetting (decision 0017): operator routes, and one project route that names the authored items
+// withheld (ids and reasons only). Each write goes to the store, which appends a
 // `project` change, so every hub on the database rebuilds the project's pools before its next read.
 import { KxmError } from "@kxm/contract";
 import { actorOf } from "../auth.js";
+import { freshPool } from "./context.js";
 import type { RouteHandler } from "./types.js";
 
 function requireCaller<T>(caller: T | undefined): T {
@@ -90,4 +92,18 @@ export const unforget: RouteHandler<"unforget"> = async ({ params, body, caller,
   );
   log.info({ event: "tombstone_lifted", project: params.project, tombstoneId: tombstone.id, by });
   return { tombstone };
+};
+
+/**
+ * The checkout's authored facts and skills the pool withholds (revoked, forgotten, expired, a failed check), by id
+ * with the reason, in id order (`withheldItems` sorts): a project route, since a run's dispatch and the CLI's brief
+ * and sync must leave out what every packet leaves out. Ids and reasons only, never a summary or a store item.
+ */
+export const listWithheld: RouteHandler<"listWithheld"> = async ({ params, hub }) => {
+  const pool = await freshPool(hub, params.project);
+  const items = pool
+    .withheldItems()
+    .filter(({ item }) => pool.authoredItem(item.id) !== undefined)
+    .map(({ item, reason }) => ({ id: item.id, reason }));
+  return { items };
 };

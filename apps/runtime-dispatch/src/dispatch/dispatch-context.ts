@@ -8,6 +8,8 @@ import {
   roleForAgentId,
   rolePolicy,
   SHARED_PROJECT,
+  WITHHELD_REASONS,
+  type WithheldReason,
 } from "@kxm/contract";
 import {
   activeFacts,
@@ -21,6 +23,7 @@ import {
 } from "@kxm/memory-git";
 import { AUTHORED_MEMORY_PATHS, isMemoryCandidate, KXM_PATHS } from "@kxm/memory-git/layout";
 import type { WorkflowStep } from "../definitions/workflow.js";
+import type { WithheldAuthored, WithheldLookup } from "../hub/hub-withheld.js";
 import type { Run } from "../runs/runs.js";
 import {
   DISPATCH_GAPS,
@@ -80,6 +83,11 @@ export interface DispatchContextOptions {
   gitBinary?: string;
   /** The time expiry and review dates are judged at; default the clock when called. */
   now?: Date;
+  /**
+   * Asks the run's hub which authored items it withholds (revoked, forgotten, expired, a failed check); without
+   * one, dispatch reads local git only and asks nobody.
+   */
+  withheld?: WithheldLookup;
 }
 
 /**
@@ -131,50 +139,68 @@ function emptyContext(role: string, revision: string | undefined, gaps: string[]
   };
 }
 
+/**
+ * The deliverable facts and verified promoted skills of the checkout, less what is withheld: expired and
+ * check-failing facts by the hub's rule, judged here, then whatever `hub` names (decision 0017). The withheld are
+ * counted in `dispatch_context_items_withheld:<reason>:<n>` gaps in reason order, after the skills' gaps.
+ */
 async function loadPool(
   root: string,
   project: string,
   gaps: string[],
   nowMs: number,
+  hub: WithheldAuthored,
 ): Promise<ContextItem[]> {
   const pool: ContextItem[] = [];
+  const withheld = new Map<WithheldReason, number>();
+  const withhold = (reason: WithheldReason) => withheld.set(reason, (withheld.get(reason) ?? 0) + 1);
   try {
-    // The hub's rule: an expired fact, or one whose failing check withholds it, is not delivered.
     const { records } = await readCheckRecords(root);
-    const withheld = { expired: 0, check_failed: 0 };
     for (const fact of await activeFacts(root)) {
       if (fact.scope !== "project" && fact.scope !== "operator") continue;
       const reason = factWithheldReason(fact, records, nowMs);
       if (reason !== undefined) {
-        withheld[reason] += 1;
+        withhold(reason);
         continue;
       }
+      let item: ContextItem;
       try {
-        pool.push(factToContextItem(fact, project));
+        item = factToContextItem(fact, project);
       } catch (error) {
         if (!isKxmError(error)) throw error;
         gaps.push(memoryRejectedGap(fact.id));
+        continue;
       }
+      const byHub = hub.get(item.id);
+      if (byHub === undefined) pool.push(item);
+      else withhold(byHub);
     }
-    if (withheld.expired > 0) gaps.push(itemsWithheldGap("expired", withheld.expired));
-    if (withheld.check_failed > 0) gaps.push(itemsWithheldGap("check_failed", withheld.check_failed));
   } catch (error) {
     if (!isKxmError(error)) throw error;
     gaps.push(DISPATCH_GAPS.memoryUnreadable);
   }
   try {
     const skills = await loadPromotedSkillItems(root, project);
-    pool.push(...skills.items);
+    for (const item of skills.items) {
+      const byHub = hub.get(item.id);
+      if (byHub === undefined) pool.push(item);
+      else withhold(byHub);
+    }
     for (const id of skills.unverified) gaps.push(skillUnverifiedGap(id));
   } catch {
     gaps.push(DISPATCH_GAPS.skillsUnreadable);
+  }
+  for (const reason of WITHHELD_REASONS) {
+    const count = withheld.get(reason);
+    if (count !== undefined) gaps.push(itemsWithheldGap(reason, count));
   }
   return pool;
 }
 
 /**
- * Assembles dispatch context for one step from local Git only (never the hub), as the guide's "Context for
- * Runtime agents" defines it. Never throws: whatever is withheld becomes a gap and the step runs without it.
+ * Assembles dispatch context for one step from local Git, as the guide's "Context for Runtime agents" defines it,
+ * less what the run's hub withholds when one is configured (`withheld`, asked once per call: every step attempt).
+ * Never throws: whatever is withheld becomes a gap and the step runs without it.
  */
 export async function assembleDispatchContext(options: DispatchContextOptions): Promise<DispatchContext> {
   const { root, run, step } = options;
@@ -193,9 +219,18 @@ export async function assembleDispatchContext(options: DispatchContextOptions): 
       committedContentGap(check) ?? (current === pinned ? undefined : DISPATCH_GAPS.revisionDrift);
     if (withheld !== undefined) return emptyContext(role, pinned, [withheld]);
 
+    let hub: WithheldAuthored = new Map();
+    if (options.withheld !== undefined) {
+      try {
+        hub = await options.withheld(run.project);
+      } catch {
+        // Fail closed: what the hub withholds cannot be known, so no authored item is served; the step still runs.
+        return emptyContext(role, pinned, [DISPATCH_GAPS.hubUnreachable]);
+      }
+    }
     const gaps: string[] = [];
     const nowMs = (options.now ?? new Date()).getTime();
-    const pool = await loadPool(root, run.project, gaps, nowMs);
+    const pool = await loadPool(root, run.project, gaps, nowMs, hub);
     if (pool.length === 0) return emptyContext(role, pinned, gaps);
     const { packet, audit } = assemblePacket(pool, {
       project: run.project,

@@ -1,4 +1,5 @@
 import { KxmError } from "@kxm/contract";
+import type { WithheldLookup } from "../hub/hub-withheld.js";
 import { loadEpisodesDigest } from "../learning/digest.js";
 import { type LearningSettings, loadLearningSettings } from "../learning/settings.js";
 import { buildManifest, type DispatchManifest, writeManifest } from "../runs/manifest.js";
@@ -19,6 +20,8 @@ export interface PrepareStepOptions {
   gitBinary?: string;
   /** The time expiry and review dates of memory facts are judged at; default the clock when called. */
   now?: Date;
+  /** Asks the run's hub what it withholds of authored memory and skills (`hubWithheld`); default: no hub. */
+  withheld?: WithheldLookup;
 }
 
 export interface RenderedStep {
@@ -63,6 +66,7 @@ export async function renderStep(options: PrepareStepOptions): Promise<RenderedS
     ...(options.gitTimeoutMs === undefined ? {} : { gitTimeoutMs: options.gitTimeoutMs }),
     ...(options.gitBinary === undefined ? {} : { gitBinary: options.gitBinary }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.withheld === undefined ? {} : { withheld: options.withheld }),
   });
   const digest = await loadEpisodesDigest(root, {
     project: run.project,

@@ -1,8 +1,12 @@
+import type { WithheldReason } from "@kxm/contract";
+
 /** The dispatch gap strings of the guide's "Context for Runtime agents" table, exactly. */
 export const DISPATCH_GAPS = {
   uncommitted: "dispatch_context_withheld:uncommitted",
   gitUnavailable: "dispatch_context_withheld:git_unavailable",
   revisionDrift: "dispatch_context_withheld:memory_revision_drift",
+  /** A hub is configured but could not say what it withholds: no authored item is served. */
+  hubUnreachable: "dispatch_context_withheld:hub_unreachable",
   memoryUnreadable: "dispatch_context_memory_unreadable",
   skillsUnreadable: "dispatch_context_skills_unreadable",
   notLoaded: "dispatch_context_not_loaded",
@@ -37,10 +41,11 @@ export function renderDeferredGap(count: number): string {
 export const TASK_INVIOLABLE_GAP = "context_budget_exceeded_task_inviolable";
 
 /**
- * `dispatch_context_items_withheld:<reason>:<n>`: n active facts were left out by the hub's rule, `expired`
- * (`expiresAt` reached) or `check_failed` (a failing check whose policy is `withhold`).
+ * `dispatch_context_items_withheld:<reason>:<n>`: n authored items were left out by the hub's rules: `expired`
+ * (`expiresAt` reached) or `check_failed` (a failing check whose policy is `withhold`), judged here for facts, and
+ * whatever the run's hub says it withholds (`revoked`, `forgotten` and those two), facts and skills.
  */
-export function itemsWithheldGap(reason: "expired" | "check_failed", count: number): string {
+export function itemsWithheldGap(reason: WithheldReason, count: number): string {
   return `dispatch_context_items_withheld:${reason}:${count}`;
 }
 

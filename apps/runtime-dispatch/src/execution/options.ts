@@ -1,5 +1,6 @@
 import type { Workflow, WorkflowStep } from "../definitions/workflow.js";
 import type { RunReporter } from "../hub/hub-report.js";
+import type { WithheldLookup } from "../hub/hub-withheld.js";
 import type { LearnerResult } from "../learning/after-run.js";
 import type { RunOutcome, StepResult } from "../runs/results.js";
 import type { Run } from "../runs/runs.js";
@@ -33,6 +34,11 @@ export interface ExecuteRunOptions {
   env?: NodeJS.ProcessEnv;
   /** Reports to a hub; without one, results say `not_configured`. */
   reporter?: RunReporter;
+  /**
+   * Asks the run's hub, before each step attempt, which authored items it withholds; they are left out of the
+   * step's dispatch context. Without one, dispatch reads local git only.
+   */
+  withheld?: WithheldLookup;
   /** Aborting stops the running agent and ends the run as cancelled. */
   signal?: AbortSignal;
   onProgress?: (progress: RunProgress) => void;

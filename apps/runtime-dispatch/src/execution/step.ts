@@ -73,6 +73,7 @@ export async function runStep(
     learning: context.settings,
     ...(options.gitTimeoutMs === undefined ? {} : { gitTimeoutMs: options.gitTimeoutMs }),
     ...(options.gitBinary === undefined ? {} : { gitBinary: options.gitBinary }),
+    ...(options.withheld === undefined ? {} : { withheld: options.withheld }),
   });
   const { manifest, rendered } = prepared;
   log.event("dispatch_context_assembled", {

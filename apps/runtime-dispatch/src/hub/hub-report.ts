@@ -7,9 +7,10 @@ import type { Run } from "../runs/runs.js";
 // or memory is sent: a run's record, one journal entry per step (what happened, never what was said), and the
 // finish that yields the run's episode.
 
-/** Each call to the hub gets this long. */
-const HUB_REPORT_TIMEOUT_MS = 5_000;
+/** Each call to the hub (a report, the withheld lookup) gets this long. */
+export const HUB_TIMEOUT_MS = 5_000;
 
+/** The hub a run reports to and asks what it withholds. */
 export interface HubReportTarget {
   /** The hub's base URL. */
   url: string;
@@ -80,7 +81,7 @@ function stepSummary(step: StepReport): string {
 export function hubReporter(target: HubReportTarget): RunReporter {
   const client: HubClient = createHubClient({
     baseUrl: target.url,
-    timeoutMs: HUB_REPORT_TIMEOUT_MS,
+    timeoutMs: HUB_TIMEOUT_MS,
     ...(target.token === undefined ? {} : { token: target.token }),
     ...(target.fetch === undefined ? {} : { fetch: target.fetch }),
   });

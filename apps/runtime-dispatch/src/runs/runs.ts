@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { KxmError, ProjectIdSchema, parseOrThrow } from "@kxm/contract";
-import { computeMemoryRevision, writeFileWhole } from "@kxm/memory-git";
+import { computeMemoryRevision, defaultProjectId, writeFileWhole } from "@kxm/memory-git";
 import { KXM_PATHS } from "@kxm/memory-git/layout";
 import { z } from "zod";
 import { type Workflow, WorkflowStepSchema } from "../definitions/workflow.js";
@@ -49,13 +49,6 @@ function checkRunId(runId: string): string {
   return runId;
 }
 
-function defaultProject(root: string): string {
-  const name = basename(root)
-    .replace(/[^A-Za-z0-9._-]/g, "-")
-    .replace(/^[.-]+/, "");
-  return name.slice(0, 128) || "project";
-}
-
 /** Serialises like every KXM JSON file: two-space indent and a final newline, keys in schema order. */
 export function jsonText(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
@@ -91,7 +84,7 @@ export async function buildRun(root: string, options: CreateRunOptions): Promise
   const runId = checkRunId(options.runId ?? `run_${randomBytes(6).toString("hex")}`);
   const project =
     options.project === undefined
-      ? defaultProject(root)
+      ? defaultProjectId(root)
       : parseOrThrow(ProjectIdSchema, options.project, "invalid_request", "project");
   return parseOrThrow(
     RunFileSchema,

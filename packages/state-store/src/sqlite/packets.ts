@@ -1,10 +1,11 @@
 import { KxmError, type StoredPacket } from "@kxm/contract";
-import { and, desc, eq, lt, or, type SQL, sql } from "drizzle-orm";
+import type Database from "better-sqlite3";
+import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
 import { decodeCursor, encodeCursor } from "../domain/cursor.js";
 import { packetAudits } from "../schema.js";
 import { isoTime } from "../time.js";
 import type { PacketPage, PacketPageOptions, PacketRecordInput } from "../types.js";
-import { type Db, immediate } from "./db.js";
+import type { Db } from "./db.js";
 
 const MAX_PACKET_PAGE = 50;
 
@@ -28,40 +29,49 @@ function toStoredPacket(row: Row): StoredPacket {
 }
 
 /**
- * Records packets served, in one transaction: a new packet id gets a row, a known one (same project) only its
- * last-served time (the later of the two) and one more serving. The first serving's audit, ranker version and
- * change-feed position stay: equal ids have equal inputs.
+ * Records packets served, through statements prepared once (every packet a hub answers is written here first): in
+ * one `BEGIN IMMEDIATE` transaction, a known (project, packet id) only gets the later last-served time and one more
+ * serving, with no audit serialized again; a new one gets its row. The first serving's audit, ranker version and
+ * change seq stay: equal ids have equal inputs. A row of an unknown project fails the whole batch.
  */
-export function recordPackets(db: Db, records: readonly PacketRecordInput[]): void {
-  if (records.length === 0) return;
-  immediate(db, () => {
-    for (const record of records) {
-      const servedAt = isoTime(record.servedAt, "servedAt");
-      db.insert(packetAudits)
-        .values({
-          project: record.project,
-          packetId: record.packetId,
-          runId: record.runId,
-          rankerVersion: record.rankerVersion,
-          requestSha256: record.requestSha256,
-          changeSeq: record.changeSeq,
-          firstServedAt: servedAt,
-          lastServedAt: servedAt,
-          timesServed: 1,
-          sections: record.sections,
-          audit: record.audit,
-          inputs: record.inputs,
-        })
-        .onConflictDoUpdate({
-          target: [packetAudits.project, packetAudits.packetId],
-          set: {
-            lastServedAt: sql`max(${packetAudits.lastServedAt}, excluded.last_served_at)`,
-            timesServed: sql`${packetAudits.timesServed} + 1`,
-          },
-        })
-        .run();
-    }
-  });
+export class PacketRecorder {
+  readonly #touch: Database.Statement<[string, string, string]>;
+  readonly #insert: Database.Statement<unknown[]>;
+  readonly #write: (records: readonly PacketRecordInput[]) => void;
+
+  constructor(sqlite: Database.Database) {
+    this.#touch = sqlite.prepare(
+      "update packet_audits set last_served_at = max(last_served_at, ?), times_served = times_served + 1 where project = ? and packet_id = ?",
+    );
+    this.#insert = sqlite.prepare(
+      "insert into packet_audits (project, packet_id, run_id, ranker_version, request_sha256, change_seq, first_served_at, last_served_at, times_served, sections, audit, inputs) values (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
+    );
+    this.#write = sqlite.transaction((records: readonly PacketRecordInput[]) => {
+      for (const record of records) this.#one(record);
+    }).immediate;
+  }
+
+  record(records: readonly PacketRecordInput[]): void {
+    if (records.length > 0) this.#write(records);
+  }
+
+  #one(record: PacketRecordInput): void {
+    const servedAt = isoTime(record.servedAt, "servedAt");
+    if (this.#touch.run(servedAt, record.project, record.packetId).changes > 0) return;
+    this.#insert.run(
+      record.project,
+      record.packetId,
+      record.runId,
+      record.rankerVersion,
+      record.requestSha256,
+      record.changeSeq,
+      servedAt,
+      servedAt,
+      JSON.stringify(record.sections),
+      JSON.stringify(record.audit),
+      record.inputs === null ? null : JSON.stringify(record.inputs),
+    );
+  }
 }
 
 /** The project's stored packets, last served first (then packet id, descending), one page at a time. */

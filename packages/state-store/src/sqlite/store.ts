@@ -73,6 +73,7 @@ export class SqliteKxmStore implements KxmStore {
   #seen: { head: number; dataVersion: unknown; ownChanges: unknown } | undefined;
   readonly #feed: feed.FeedReader;
   readonly #changed: ChangedRecords;
+  readonly #packets: packets.PacketRecorder;
 
   constructor(path: string, db: Db, sqlite: Database.Database) {
     this.path = path;
@@ -82,6 +83,7 @@ export class SqliteKxmStore implements KxmStore {
     this.#ownChanges = sqlite.prepare("select total_changes()").pluck();
     this.#feed = new feed.FeedReader(sqlite);
     this.#changed = new ChangedRecords(sqlite);
+    this.#packets = new packets.PacketRecorder(sqlite);
   }
 
   /** Runs `work` on the open database; after `close()` every call rejects with `internal_error`. */
@@ -225,7 +227,7 @@ export class SqliteKxmStore implements KxmStore {
     return this.#run((db) => versions.recordsAsOf(db, project, seq));
   }
   recordPackets(records: readonly PacketRecordInput[]): Promise<void> {
-    return this.#run((db) => packets.recordPackets(db, records));
+    return this.#run(() => this.#packets.record(records));
   }
   listPackets(project: string, options: PacketPageOptions): Promise<PacketPage> {
     return this.#run((db) => packets.listPackets(db, project, options));

@@ -1,6 +1,7 @@
 import type { DispatchManifest } from "@kxm/runtime-dispatch";
 import { Args, Flags } from "@oclif/core";
 import { KxmCommand, UsageError } from "../../base.js";
+import { hubFlag, runHub } from "../../hub-client.js";
 
 /** What `kxm run prompt --json` prints: the manifest a dispatch would write (less its schema), and the prompt. */
 type PromptPreview = Omit<DispatchManifest, "schema"> & { prompt: string };
@@ -9,7 +10,8 @@ export default class RunPrompt extends KxmCommand {
   static override summary = "Print exactly the prompt a step's agent would receive, without dispatching.";
   static override description =
     "Builds the step's prompt as kxm run start would, from committed memory and promoted skills at the current " +
-    "memory revision and the episodes digest of earlier step attempts, and prints it unchanged (less terminal escape and control characters; --json keeps them, escaped). Without --run the preview is a run named preview, attempt 1, with " +
+    "memory revision, less what a configured hub (--hub or KXM_HUB_URL) withholds, and the episodes digest of " +
+    "earlier step attempts, and prints it unchanged (less terminal escape and control characters; --json keeps them, escaped). Without --run the preview is a run named preview, attempt 1, with " +
     "no predecessor outputs, and the objective is --prompt. With --run it is that run's next dispatch of the step: " +
     "its prompt, its pinned revision (a drifted tree withholds memory, as it would then), and the outputs of the " +
     "steps before it. --agent shows what another agent id (and so another role) would receive. Nothing is " +
@@ -31,6 +33,7 @@ export default class RunPrompt extends KxmCommand {
     prompt: Flags.string({ description: "The run prompt for the objective (without --run; default: empty)" }),
     run: Flags.string({ description: "Preview the step's dispatch in this existing run" }),
     project: Flags.string({ description: "The project id named in the prompt (without --run)" }),
+    hub: hubFlag,
   };
 
   async run(): Promise<PromptPreview> {
@@ -38,6 +41,7 @@ export default class RunPrompt extends KxmCommand {
     if (flags.run !== undefined && (flags.prompt !== undefined || flags.project !== undefined)) {
       throw new UsageError("--prompt and --project come from the run when --run is given");
     }
+    const hub = runHub(flags.hub);
     const root = await this.projectRoot(flags.cwd);
     const dispatch = await import("@kxm/runtime-dispatch");
     let run: Awaited<ReturnType<typeof dispatch.loadRun>>;
@@ -81,6 +85,7 @@ export default class RunPrompt extends KxmCommand {
       stepId: flags.step,
       attempt,
       predecessors,
+      ...(hub === undefined ? {} : { withheld: dispatch.hubWithheld(hub) }),
     });
     if (!this.jsonEnabled()) this.writeOut(rendered.prompt);
     const { schema: _schema, ...fields } = manifest;

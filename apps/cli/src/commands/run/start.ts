@@ -1,22 +1,24 @@
 import type { RunProgress, RunStatus } from "@kxm/runtime-dispatch";
 import { Args, Flags } from "@oclif/core";
 import { EXIT, KxmCommand } from "../../base.js";
-import { hubUrlSet } from "../../env.js";
-import { hubFlag, hubSettings } from "../../hub-client.js";
+import { hubFlag, runHub } from "../../hub-client.js";
 import { describeProgress, statusLines } from "../../run-output.js";
 
 export default class RunStart extends KxmCommand {
   static override summary = "Start a run of a workflow and dispatch its steps to their agents, in order.";
   static override description =
     "Creates a run of .kxm/workflows/<workflow>.yaml (pinning the memory revision), then dispatches each step: " +
-    "its prompt is built from committed, pinned memory and promoted skills only (never the hub), saved with its " +
-    "manifest under .kxm/runs/<run-id>/, and handed to the agent's adapter from .kxm/agents.yaml. The run goes on " +
-    "while each step completes with its first allowed outcome. A failed or timed-out attempt is retried while the " +
-    "step has attempts left; the run ends at a step that reports another outcome or runs out of attempts, fails the " +
-    "same way twice (blocked), or trips the breaker of .kxm/learning.yaml. Every attempt appends an episode to " +
-    ".kxm/runs/episodes.jsonl. When a hub is configured (--hub or KXM_HUB_URL), the run, each attempt (as a " +
-    "journal entry) and the finish are reported to it with KXM_AGENT_KEY, else KXM_AUTH_TOKEN; a hub that is down " +
-    "never stops the run. Exits 0 when the run succeeded, 1 when it failed or was cancelled (Ctrl-C).";
+    "its prompt is built from committed, pinned memory and promoted skills, less what a configured hub withholds, " +
+    "saved with its manifest under .kxm/runs/<run-id>/, and handed to the agent's adapter from .kxm/agents.yaml. " +
+    "The run goes on while each step completes with its first allowed outcome. A failed or timed-out attempt is " +
+    "retried while the step has attempts left; the run ends at a step that reports another outcome or runs out of " +
+    "attempts, fails the same way twice (blocked), or trips the breaker of .kxm/learning.yaml. Every attempt " +
+    "appends an episode to .kxm/runs/episodes.jsonl. When a hub is configured (--hub or KXM_HUB_URL), it is asked " +
+    "before each step attempt which authored facts and skills it withholds (revoked, forgotten, expired, a failed " +
+    "check), and the run, each attempt (as a journal entry) and the finish are reported to it, with KXM_AGENT_KEY, " +
+    "else KXM_AUTH_TOKEN. A hub that is down never stops the run, but a step it cannot answer for gets no authored " +
+    "memory (gap dispatch_context_withheld:hub_unreachable). Exits 0 when the run succeeded, 1 when it failed or " +
+    "was cancelled (Ctrl-C).";
   static override examples = [
     '<%= config.bin %> <%= command.id %> fix-bug --prompt "Fix the flaky release test."',
     '<%= config.bin %> <%= command.id %> fix-bug --prompt "Fix the flaky release test." --project demo --hub http://127.0.0.1:7420',
@@ -42,17 +44,10 @@ export default class RunStart extends KxmCommand {
 
   async run(): Promise<RunStatus> {
     const { args, flags } = await this.parse(RunStart);
-    const { env, url } = hubSettings(flags.hub);
+    const hub = runHub(flags.hub);
     const root = await this.projectRoot(flags.cwd);
     const dispatch = await import("@kxm/runtime-dispatch");
     const workflow = await dispatch.loadWorkflow(root, args.workflow);
-    // Reports go to a hub only when one is named; the default URL is not a configuration.
-    const hubUrl = flags.hub !== undefined || hubUrlSet() ? url : undefined;
-    const token = env.KXM_AGENT_KEY ?? env.KXM_AUTH_TOKEN;
-    const reporter =
-      hubUrl === undefined
-        ? undefined
-        : dispatch.hubReporter({ url: hubUrl, ...(token === undefined ? {} : { token }) });
 
     // The first SIGINT or SIGTERM cancels the run: the agent's process group gets SIGTERM, then SIGKILL after a
     // grace period, and the run is recorded as cancelled. A second one exits at once (130 or 143); the adapter
@@ -72,7 +67,10 @@ export default class RunStart extends KxmCommand {
         signal: controller.signal,
         ...(flags["run-id"] === undefined ? {} : { runId: flags["run-id"] }),
         ...(flags.project === undefined ? {} : { project: flags.project }),
-        ...(reporter === undefined ? {} : { reporter }),
+        // With a hub: reports to it, and leaves out of each step what it withholds of authored memory.
+        ...(hub === undefined
+          ? {}
+          : { reporter: dispatch.hubReporter(hub), withheld: dispatch.hubWithheld(hub) }),
         onProgress: (progress: RunProgress) => {
           const line = describeProgress(progress);
           if (line !== undefined) this.say(line);
