@@ -6,7 +6,14 @@ import { fileURLToPath } from "node:url";
 import { launchChromium } from "@kxm/steel-test-server";
 import { chromium, type Page } from "playwright-core";
 import { expect, test } from "vitest";
-import { ADMIN_TOKEN, call, GUIDE_PROPOSAL, hubPerTest, projectWithAgent } from "./helpers.js";
+import {
+  ADMIN_TOKEN,
+  call,
+  GUIDE_PROPOSAL,
+  hubPerTest,
+  projectWithAgent,
+  proposeAndPromote,
+} from "./helpers.js";
 
 // The inspector in Debian's real Chromium, against a hub on a loopback port with real records: sign in, the
 // projects page, a packet page with a replay through htmx, an item page, the state and a key's history,
@@ -24,16 +31,7 @@ const TASK = "Which branch do we release from?";
 async function records(): Promise<{ packetId: string; stateId: string }> {
   const key = await projectWithAgent(hub.app, "demo");
   await projectWithAgent(hub.app, "docs", "agent-writer");
-  const { proposalId } = (
-    await call(hub.app, "POST", "/v1/projects/demo/state/proposals", key, GUIDE_PROPOSAL)
-  ).json();
-  const promoted = await call(
-    hub.app,
-    "POST",
-    `/v1/projects/demo/state/proposals/${proposalId}/promote`,
-    ADMIN_TOKEN,
-    { evidenceRefs: ["review:pr-12"] },
-  );
+  const { state } = await proposeAndPromote(hub.app, key);
   const other = await call(hub.app, "POST", "/v1/projects/demo/state/proposals", key, {
     ...GUIDE_PROPOSAL,
     key: "release.freeze",
@@ -77,7 +75,7 @@ async function records(): Promise<{ packetId: string; stateId: string }> {
     task: TASK,
   });
   expect(served.statusCode, served.body).toBe(200);
-  return { packetId: served.json().audit.packetId, stateId: promoted.json().state.id };
+  return { packetId: served.json().audit.packetId, stateId: state.id };
 }
 
 async function shot(page: Page, name: string): Promise<void> {

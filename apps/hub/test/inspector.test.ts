@@ -66,11 +66,12 @@ async function records() {
   await hub.start();
   const key = await projectWithAgent(hub.app, "demo");
   await projectWithAgent(hub.app, "empty", "agent-empty");
+  // The proposal's id too, which the promotion's answer does not give: made here rather than by proposeAndPromote.
   const proposed = await call(hub.app, "POST", "/v1/projects/demo/state/proposals", key, {
     ...GUIDE_PROPOSAL,
     summary: `Releases are cut from the main branch ${HOSTILE}`,
   });
-  const { proposalId } = proposed.json();
+  const proposalId: string = proposed.json().proposalId;
   const promoted = await call(
     hub.app,
     "POST",
@@ -113,7 +114,7 @@ async function records() {
   expect(served.statusCode, served.body).toBe(200);
   return {
     key,
-    proposalId: proposalId as string,
+    proposalId,
     state,
     derived,
     competing,
@@ -205,6 +206,29 @@ describe("signing in", () => {
     expect([out.statusCode, out.headers.location]).toEqual([303, "/inspector/sign-in"]);
     expect(String(out.headers["set-cookie"])).toMatch(/^kxm_inspector=; Max-Age=0; Path=\/inspector/);
     expect((await get("/inspector", cookie)).headers.location).toBe("/inspector/sign-in");
+  });
+
+  test("sign-in counts against the hub's rate limit, and no token reaches the log", async () => {
+    await hub.start({ rateLimit: { max: 3, timeWindowMs: 60_000 } });
+    const answers = [
+      await signIn("wrong-1"),
+      await signIn("wrong-2"),
+      await signIn(ADMIN_TOKEN),
+      await signIn(ADMIN_TOKEN),
+    ];
+    expect(answers.map((answer) => answer.statusCode)).toEqual([401, 401, 303, 429]);
+    expect(answers[3]!.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(answers[3]!.body).toContain("<code>rate_limited</code>");
+    const log = hub.rawLogs.join("");
+    for (const secret of ["wrong-1", "wrong-2", ADMIN_TOKEN]) expect(log).not.toContain(secret);
+    expect(
+      hub.logs.filter((line) => line.event === "request").map((line) => [line.route, line.status]),
+    ).toEqual([
+      ["/inspector/sign-in", 401],
+      ["/inspector/sign-in", 401],
+      ["/inspector/sign-in", 303],
+      ["/inspector/sign-in", 429],
+    ]);
   });
 
   test("a hub without an admin token has no inspector to sign in to", async () => {
