@@ -23,7 +23,11 @@ import {
 // the guide's (docs/guides/inspector.md).
 
 const hub = hubPerTest();
-const IMAGES = fileURLToPath(new URL("../../../docs/guides/images/", import.meta.url));
+/**
+ * The guide's screenshots are rewritten only when KXM_UPDATE_SCREENSHOTS=1 (item ids are random, so each run's
+ * pictures differ in their ids): otherwise they go to the test's own folder, and a test run leaves the tree clean.
+ */
+const GUIDE_IMAGES = fileURLToPath(new URL("../../../docs/guides/images/", import.meta.url));
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const TASK = "Which branch do we release from?";
 
@@ -78,8 +82,8 @@ async function records(): Promise<{ packetId: string; stateId: string }> {
   return { packetId: served.json().audit.packetId, stateId: state.id };
 }
 
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(IMAGES, `inspector-${name}.png`), fullPage: true });
+async function shot(page: Page, folder: string, name: string): Promise<void> {
+  await page.screenshot({ path: join(folder, `inspector-${name}.png`), fullPage: true });
 }
 
 test("signs in, shows projects, a packet with its replay and an item, with no policy or axe violation", async () => {
@@ -87,7 +91,8 @@ test("signs in, shows projects, a packet with its replay and an item, with no po
   const { packetId, stateId } = await records();
   await hub.app.listen({ host: "127.0.0.1", port: 0 });
   const origin = `http://127.0.0.1:${(hub.app.server.address() as AddressInfo).port}`;
-  await mkdir(IMAGES, { recursive: true });
+  const images = process.env.KXM_UPDATE_SCREENSHOTS === "1" ? GUIDE_IMAGES : join(hub.dir, "images");
+  await mkdir(images, { recursive: true });
   const chrome = await launchChromium({ executablePath: "/usr/bin/chromium", parentDir: hub.dir });
   try {
     const browser = await chromium.connectOverCDP(chrome.wsEndpoint);
@@ -102,13 +107,13 @@ test("signs in, shows projects, a packet with its replay and an item, with no po
 
     await page.goto(`${origin}/inspector/projects/demo/packets/${packetId}`);
     expect(new URL(page.url()).pathname).toBe("/inspector/sign-in");
-    await shot(page, "sign-in");
+    await shot(page, images, "sign-in");
     await page.getByLabel("Admin or operator token").fill(ADMIN_TOKEN);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(`${origin}/inspector`);
     expect(await page.locator("h1").textContent()).toBe("Projects");
     expect(await page.locator("tbody th").allTextContents()).toEqual(["demo", "docs"]);
-    await shot(page, "projects");
+    await shot(page, images, "projects");
 
     await page.getByRole("link", { name: "Packets of demo" }).click();
     await page.getByRole("link", { name: packetId }).click();
@@ -120,31 +125,31 @@ test("signs in, shows projects, a packet with its replay and an item, with no po
       .poll(async () => (await page.locator("#replay-result").textContent())?.trim())
       .toBe(`The replay gave the same packet, ${packetId}.`);
     expect(page.url()).toBe(`${origin}/inspector/projects/demo/packets/${packetId}`);
-    await shot(page, "packet");
+    await shot(page, images, "packet");
 
     await page.getByRole("link", { name: stateId }).first().click();
     await page.waitForURL(`${origin}/inspector/projects/demo/items/${stateId}`);
     expect(await page.locator("h1").textContent()).toBe(`Item ${stateId}`);
-    await shot(page, "item");
+    await shot(page, images, "item");
 
     await page.goto(`${origin}/inspector`);
     await page.getByRole("link", { name: "state of demo" }).click();
     await page.waitForURL(`${origin}/inspector/projects/demo/state`);
     expect(await page.locator(".card").count()).toBe(2);
-    await shot(page, "state");
+    await shot(page, images, "state");
     await page.getByRole("link", { name: "release.branch" }).first().click();
     await page.getByLabel(/A time/).fill("2026-10-02T00:00:00Z");
     await page.getByRole("button", { name: "Show the value" }).click();
     await page.waitForURL(/asOf=/);
     expect(await page.locator("p.ok").textContent()).toContain(stateId);
-    await shot(page, "state-key");
+    await shot(page, images, "state-key");
 
     await page.goto(`${origin}/inspector`);
     await page.getByRole("link", { name: "runs of demo" }).click();
     await page.getByRole("link", { name: "release-42" }).click();
     await page.waitForURL(`${origin}/inspector/projects/demo/runs/release-42`);
     expect(await page.locator("h1").textContent()).toBe("Run release-42");
-    await shot(page, "run");
+    await shot(page, images, "run");
     expect(problems).toEqual([]);
 
     // axe-core's script is inline, which the pages' policy refuses: this context bypasses the policy for it alone.
