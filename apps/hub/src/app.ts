@@ -29,6 +29,7 @@ import type { Logger, LoggerOptions } from "pino";
 import { z } from "zod";
 import { AdminToken, authorize, type Caller, credentialDigest, presentedCredential } from "./auth.js";
 import { answerUnsupportedExpectation, createClientErrorHandler } from "./client-errors.js";
+import { registerInspector } from "./inspector/routes.js";
 import { createHubLogger, describeError } from "./logging.js";
 import { createInProcessMark, registerMcp } from "./mcp.js";
 import { RouteMethods } from "./methods.js";
@@ -151,8 +152,8 @@ const hubSerializerCompiler: typeof serializerCompiler = (route) => {
 
 /**
  * Builds the hub: every route of the contract's `ROUTES` table under `/v1`, the OpenAPI document at
- * `GET /openapi.json`, auth, problem+json errors, rate limiting and logs that never carry request content. It does
- * not listen (see `serveHub`), and it does not open or close the store.
+ * `GET /openapi.json`, the inspector's pages under `/inspector`, auth, problem+json errors, rate limiting and logs
+ * that never carry request content. It does not listen (see `serveHub`), and it does not open or close the store.
  */
 export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
   if (options.adminToken !== undefined && options.adminToken.length === 0) {
@@ -347,6 +348,7 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
     });
   }
   registerMcp(app, hub, inProcess.value, options.mcpAllowedOrigins ?? []);
+  await registerInspector(app, hub);
   return app;
 }
 

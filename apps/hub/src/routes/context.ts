@@ -87,6 +87,11 @@ export const recall: RouteHandler<"recall"> = async ({ params, body, hub, log })
   return result;
 };
 
+/** An item of the whole pool by id, served or withheld (explain finds both), or undefined. */
+export function poolItem(pool: ProjectPool, id: string): ContextItem | undefined {
+  return pool.wholeIndex().get(id) ?? pool.withheldItem(id)?.item;
+}
+
 /**
  * Explains an item over the project's whole pool, which holds every retained record (superseded and consumed
  * state included), so no store lookup is needed. A withheld item is explained too, with why it is withheld
@@ -94,10 +99,9 @@ export const recall: RouteHandler<"recall"> = async ({ params, body, hub, log })
  */
 export const explain: RouteHandler<"explain"> = async ({ params, hub }) => {
   const pool = await freshPool(hub, params.project);
-  const whole = pool.wholeIndex();
   const byId = new Map<string, ContextItem>();
   const lookup = (id: string) => {
-    const item = whole.get(id) ?? pool.withheldItem(id)?.item;
+    const item = poolItem(pool, id);
     if (item !== undefined) byId.set(id, item);
   };
   lookup(params.itemId);
