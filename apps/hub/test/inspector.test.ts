@@ -1,3 +1,4 @@
+import { itemTokens } from "@kxm/arbiter";
 import { type ContextItem, LIMITS } from "@kxm/contract";
 import { deriveContextItem } from "@kxm/provenance";
 import type { LightMyRequestResponse } from "fastify";
@@ -326,8 +327,10 @@ describe("the pages", () => {
     expect(stored.sections.currentState).toEqual([state.id]);
     const score = stored.audit.relevance.selected[stored.audit.selectedIds.indexOf(state.id)];
     expect(body).toContain("<h3>Current state (1)</h3>");
+    // Its ranking keys and what it costs on its own, as the near misses count tokens.
+    const time = [state.observedAt, state.validFrom].filter(Boolean).sort().at(-1);
     expect(body).toContain(
-      `<td class="num">${score}</td>\n<td><a href="/inspector/projects/demo/items/${state.id}"><code>${state.id}</code></a></td>\n<td>state</td>`,
+      `<td class="num">${score}</td>\n<td><a href="/inspector/projects/demo/items/${state.id}"><code>${state.id}</code></a></td>\n<td>state</td>\n<td>no</td>\n<td>${state.confidence}</td>\n<td>${state.authority}</td>\n<td><time datetime="${time}">${time}</time></td>\n<td class="num">${itemTokens(state)}</td>`,
     );
     const miss = stored.audit.nearMisses.find((entry: { id: string }) => entry.id === proposalId);
     expect(miss).toMatchObject({ reason: "superseded", kind: "state" });

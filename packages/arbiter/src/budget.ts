@@ -10,6 +10,11 @@ export function estimateTokens(chars: number): number {
   return Math.ceil(chars / LIMITS.charsPerToken);
 }
 
+/** What one item costs a packet on its own, in tokens: what a near miss reports and the inspector shows. */
+export function itemTokens(item: ContextItem): number {
+  return estimateTokens(itemCost(item));
+}
+
 /**
  * First-fit over candidates offered in rank order. An item is taken when the estimate of the selected set with it
  * stays within the budget; otherwise it is deferred and the walk goes on, until 256 items are selected.

@@ -1,7 +1,7 @@
 // The public surface of @kxm/arbiter. Named exports only: adding a name here makes it public on purpose.
 export { assemblePacket } from "./assemble.js";
 export { indexedText } from "./bm25.js";
-export { estimateTokens } from "./budget.js";
+export { estimateTokens, itemTokens } from "./budget.js";
 export { isInert, isLive } from "./eligibility.js";
 /** @public The items of `AssembleOptions.withheld`: the hub builds them from its withheld rules. */
 export type { WithheldItem, WithheldReason } from "./near-miss.js";

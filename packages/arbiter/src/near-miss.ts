@@ -7,7 +7,7 @@ import {
   type NearMissReason,
 } from "@kxm/contract";
 import { roundScore } from "./bm25.js";
-import { estimateTokens, itemCost } from "./budget.js";
+import { itemTokens } from "./budget.js";
 import { belongsTo, isolationViolation } from "./request.js";
 
 /** Why a rule below the arbiter keeps an item out of the pool, in the order the first of several wins. */
@@ -40,7 +40,7 @@ export function nearMissesOf(ordered: readonly NearMissCandidate[]): NearMiss[] 
     kind: item.kind,
     reason,
     score: roundScore(score),
-    tokens: estimateTokens(itemCost(item)),
+    tokens: itemTokens(item),
   }));
 }
 

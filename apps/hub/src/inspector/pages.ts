@@ -1,6 +1,8 @@
 // What each inspector page shows, read through the same services and route handlers as the HTTP API: the pools
 // (`freshPool`), the stored packets (`listPackets`, `getPacket`), replay (`replayPacket`) and explain. Nothing
 // here reads the store another way.
+
+import { itemTokens } from "@kxm/arbiter";
 import {
   type ContextItem,
   compareCodeUnits,
@@ -97,6 +99,16 @@ interface SelectedRow {
   readonly id: string;
   readonly score: number | undefined;
   readonly item: ContextItem | undefined;
+  /** What the item costs a packet on its own, as the hub holds it now (a near miss's `tokens`). */
+  readonly tokens: number | undefined;
+  /** The item's time for the recency key (the later of observedAt and validFrom), if it has one. */
+  readonly time: string | undefined;
+}
+
+/** The later of an item's `observedAt` and `validFrom`, as written: the arbiter's eighth ranking key. */
+function rankTime(item: ContextItem): string | undefined {
+  const times = [item.observedAt, item.validFrom].filter((time) => time !== undefined);
+  return times.sort((a, b) => Date.parse(b) - Date.parse(a))[0];
 }
 
 export interface PacketView {
@@ -123,7 +135,16 @@ export async function packetPage(call: PageCall, params: unknown): Promise<Packe
     packet,
     sections: PACKET_SECTIONS.map((section) => ({
       heading: HEADINGS[section],
-      rows: packet.sections[section].map((id) => ({ id, score: scores.get(id), item: poolItem(pool, id) })),
+      rows: packet.sections[section].map((id) => {
+        const item = poolItem(pool, id);
+        return {
+          id,
+          score: scores.get(id),
+          item,
+          tokens: item === undefined ? undefined : itemTokens(item),
+          time: item === undefined ? undefined : rankTime(item),
+        };
+      }),
     })).filter((section) => section.rows.length > 0),
     nearMisses: packet.audit.nearMisses,
   };
