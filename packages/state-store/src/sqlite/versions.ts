@@ -2,6 +2,7 @@
 // a stored packet's records can be read back as of its change seq, and retention keeps exactly what the oldest
 // stored packet needs.
 import { type ContextItem, compareCodeUnits, type JournalEntry, KxmError } from "@kxm/contract";
+import type Database from "better-sqlite3";
 import { sql } from "drizzle-orm";
 import type { RecordsAsOf } from "../types.js";
 import type { Db } from "./db.js";
@@ -21,11 +22,25 @@ export function snapshotVersions(
   ids: readonly string[],
 ): void {
   if (ids.length === 0) return;
-  const table = kind === "item" ? sql`items` : sql`journal_entries`;
-  db.run(sql`insert into record_versions (project, seq, kind, record_id, body, forgotten)
-    select ${project}, ${seq}, ${kind}, j.value,
-      (select body from ${table} r where r.project = ${project} and r.id = j.value), 0
-    from json_each(${JSON.stringify(ids)}) j`);
+  snapshotStatements(db)[kind].run(project, seq, kind, project, JSON.stringify(ids));
+}
+
+/** The two snapshot statements of one connection, prepared once: every items and journal write runs one. */
+const SNAPSHOTS = new WeakMap<object, Record<VersionKind, Database.Statement<unknown[]>>>();
+
+function snapshotStatements(db: Db): Record<VersionKind, Database.Statement<unknown[]>> {
+  // The connection under Drizzle (drizzle() sets `$client`; the shared Db type leaves it out).
+  const sqlite = (db as Db & { $client: Database.Database }).$client;
+  let statements = SNAPSHOTS.get(sqlite);
+  if (statements === undefined) {
+    const snapshot = (table: string) =>
+      sqlite.prepare(`insert into record_versions (project, seq, kind, record_id, body, forgotten)
+        select ?, ?, ?, j.value, (select body from ${table} r where r.project = ? and r.id = j.value), 0
+        from json_each(?) j`);
+    statements = { item: snapshot("items"), entry: snapshot("journal_entries") };
+    SNAPSHOTS.set(sqlite, statements);
+  }
+  return statements;
 }
 
 /**
