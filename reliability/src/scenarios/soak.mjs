@@ -54,7 +54,7 @@ export default {
     const clients = short ? 32 : 64;
     const warmupMs = short ? 6_000 : 30_000;
     const mixedMs = short ? 12_000 : 75_000;
-    const readMs = short ? 12_000 : 75_000;
+    const readMs = short ? 24_000 : 75_000;
     const next = seededRandom(seed);
     const pick = (/** @type {readonly string[]} */ list) =>
       /** @type {string} */ (list[Math.floor(next() * list.length)]);
