@@ -1,15 +1,6 @@
 // How a context packet reads on the terminal: `kxm context get` and `kxm context replay` print it alike.
-import { type AssembledPacket, PACKET_SECTIONS, type PacketSection } from "@kxm/contract";
+import { type AssembledPacket, PACKET_SECTION_HEADINGS, PACKET_SECTIONS } from "@kxm/contract";
 import { clip, count } from "./hub-client.js";
-
-const HEADINGS: Record<PacketSection, string> = {
-  contradictions: "Contradictions",
-  currentState: "Current state",
-  knowledge: "Knowledge",
-  evidence: "Evidence",
-  episodes: "Episodes",
-  skills: "Skills",
-};
 
 /** The packet as an operator reads it: a header, each section with its items, the gaps and the relevance. */
 export function describePacket({ packet, audit }: AssembledPacket): string[] {
@@ -22,7 +13,7 @@ export function describePacket({ packet, audit }: AssembledPacket): string[] {
   for (const section of PACKET_SECTIONS) {
     const items = packet[section];
     if (items.length === 0) continue;
-    lines.push(`${HEADINGS[section]} (${items.length})`);
+    lines.push(`${PACKET_SECTION_HEADINGS[section]} (${items.length})`);
     for (const item of items) {
       const score = scores.get(item.id);
       const key = item.stateKey === undefined ? "" : `[${item.stateKey}] `;

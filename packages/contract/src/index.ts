@@ -27,6 +27,7 @@ export {
   type NearMiss,
   type NearMissReason,
   NearMissSchema,
+  PACKET_SECTION_HEADINGS,
   PACKET_SECTIONS,
   type PacketAudit,
   PacketAuditSchema,

@@ -52,6 +52,16 @@ export const PACKET_SECTIONS = [
 ] as const satisfies readonly (keyof ContextPacket)[];
 export type PacketSection = (typeof PACKET_SECTIONS)[number];
 
+/** Each section's heading as people read it, wherever a packet is shown (the CLI, the hub's inspector). */
+export const PACKET_SECTION_HEADINGS: Readonly<Record<PacketSection, string>> = {
+  contradictions: "Contradictions",
+  currentState: "Current state",
+  knowledge: "Knowledge",
+  evidence: "Evidence",
+  episodes: "Episodes",
+  skills: "Skills",
+};
+
 /**
  * Why a memory or promoted-skill file of a checkout was not served: its work-tree or index content differs from
  * the commit HEAD names (`modified`, `staged`, `deleted`, `untracked`, `ignored`, `conflicted`), or git is told

@@ -10,9 +10,9 @@ import {
   KxmError,
   kxmErrorFromZod,
   type NearMiss,
+  PACKET_SECTION_HEADINGS,
   PACKET_SECTIONS,
   type PacketMemory,
-  type PacketSection,
   ROUTES,
   type StoredPacket,
   WITHHELD_REASONS,
@@ -33,16 +33,6 @@ export interface PageCall {
   readonly caller: Caller;
   readonly log: FastifyBaseLogger;
 }
-
-/** The section headings of a packet, in `PACKET_SECTIONS` order. */
-const HEADINGS: Record<PacketSection, string> = {
-  contradictions: "Contradictions",
-  currentState: "Current state",
-  knowledge: "Knowledge",
-  evidence: "Evidence",
-  episodes: "Episodes",
-  skills: "Skills",
-};
 
 /**
  * The path parameters of a page, checked with its API route's schema: an id that route would refuse names no
@@ -134,7 +124,7 @@ export async function packetPage(call: PageCall, params: unknown): Promise<Packe
     project,
     packet,
     sections: PACKET_SECTIONS.map((section) => ({
-      heading: HEADINGS[section],
+      heading: PACKET_SECTION_HEADINGS[section],
       rows: packet.sections[section].map((id) => {
         const item = poolItem(pool, id);
         return {
