@@ -157,6 +157,26 @@ describe("records as of a change seq", () => {
 });
 
 describe("retention of record versions", () => {
+  test("forgetting content clears it from the versions of records retention purged long ago", async () => {
+    const { store } = tempStore();
+    await store.createProject({ id: "demo" }, at(T0));
+    const a = await proposeAndPromote(store, "k", "A", at(T0, 1_000));
+    const afterA = await store.changeHead();
+    await proposeAndPromote(store, "k", "B", at(T0, 2_000));
+    await store.recordPackets([packetAt(afterA, at(T0, 30 * DAY))]);
+    await store.purge(at(T0, 2_001 + 7 * DAY), 7);
+    expect(await store.getItem("demo", a.state.id)).toBeUndefined();
+    // The same content written again under another key, then forgotten: the purged A's versions lose it too.
+    const again = await store.proposeState(guideProposal({ key: "j", summary: "A" }), at(T0, 9 * DAY));
+    await store.forget(
+      { project: "demo", itemId: again.id, reason: "leaked", forgottenBy: "kxm-admin" },
+      at(T0, 10 * DAY),
+    );
+    await expect(store.recordsAsOf("demo", afterA)).rejects.toThrow(
+      /2 records this packet read were forgotten since: /,
+    );
+  });
+
   test("purged records get deletion markers; versions no stored packet reads go, and the floor rises", async () => {
     const { store, file } = tempStore();
     await store.createProject({ id: "demo" }, at(T0));
