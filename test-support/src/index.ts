@@ -5,4 +5,5 @@ export { put, writeFiles } from "./files.js";
 export { commitAll, git, gitCheckout } from "./git.js";
 export { factFields, factText, TEST_RUNNER_MD } from "./memory.js";
 export { freePort } from "./net.js";
+export { type PostgresCluster, postgresBinDir, startPostgres } from "./postgres.js";
 export { tempDir } from "./temp.js";

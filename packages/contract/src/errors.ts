@@ -91,6 +91,11 @@ export const ERROR_CATALOGUE = {
     title: "The file fails SQLite's integrity check or is not a KXM database",
   },
   database_schema_newer: { status: 409, title: "The database was migrated by a newer KXM than this one" },
+  database_url_invalid: {
+    status: 400,
+    title: "KXM_DATABASE_URL is not a postgres:// or postgresql:// URL with a host and a database",
+  },
+  database_unreachable: { status: 503, title: "The PostgreSQL server could not be reached or refused the login" },
   browser_not_configured: {
     status: 400,
     title: "The Steel deployment is not configured, or a STEEL_* or KXM_BROWSER_* setting is invalid",

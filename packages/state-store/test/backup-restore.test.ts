@@ -38,7 +38,7 @@ function expectCode(error: unknown, code: string): void {
 
 /** A store with a project and `n` proposals, still open (its -wal in use). */
 async function seeded(n = 40) {
-  const opened = tempStore();
+  const opened = await tempStore();
   await opened.store.createProject({ id: "demo" }, at(T0));
   for (let i = 0; i < n; i++) {
     await opened.store.proposeState(guideProposal({ key: `k.${i}`, summary: `Value ${i}` }), at(T0, i + 1));
@@ -82,7 +82,7 @@ describe("backupSqliteStore", () => {
     expect(statSync(dest).mode & 0o777).toBe(0o600);
     expect(existsSync(`${dest}-wal`)).toBe(false);
     // The copy opens as a store holding the same proposals, and the source still serves.
-    const copy = open(dest);
+    const copy = await open(dest);
     expect((await copy.listProjects()).map((project) => project.id)).toEqual(["demo"]);
     await store.proposeState(guideProposal({ key: "after", summary: "After" }), at(T0, 100));
     expect(checkSqliteStore(dest).rows.state_proposals).toBe(40);
@@ -237,7 +237,7 @@ describe("restoreSqliteStore", () => {
     expect(second.keptAs).toBe(`${file}.before-restore-20261202T013045Z`);
     expect(checkSqliteStore(second.keptAs!).rows.state_proposals).toBe(5);
     expect(existsSync(`${file}-wal`)).toBe(false);
-    const restored = open(file);
+    const restored = await open(file);
     expect(await restored.stateHistory("demo", "later")).toEqual([]);
     expect((await restored.stateHistory("demo", "k.3")).length).toBe(1);
     expect(checkSqliteStore(file).healthy).toBe(true);

@@ -14,7 +14,7 @@ async function after(store: KxmStore, cursor: number) {
 
 describe("the change feed", () => {
   test("every write that a pool, packet, recall or the wiki can show appends one change in order", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     expect(await store.changeHead()).toBe(0);
     expect(await store.changesSince(0)).toEqual({ head: 0, reset: false, changes: [] });
 
@@ -78,7 +78,7 @@ describe("the change feed", () => {
   });
 
   test("a refused write appends nothing", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     const head = await store.changeHead();
     await expect(store.createProject({ id: "demo" }, at(T0, 1))).rejects.toMatchObject({
@@ -95,8 +95,8 @@ describe("the change feed", () => {
   });
 
   test("another connection's writes are seen by the next call, its own without data_version moving", async () => {
-    const { store, file } = tempStore();
-    const other = open(file);
+    const { store, file } = await tempStore();
+    const other = await open(file);
     await store.createProject({ id: "demo" }, at(T0));
     const start = await store.changesSince(0);
     expect(start.head).toBe(1);
@@ -116,7 +116,7 @@ describe("the change feed", () => {
   });
 
   test("a cursor that cannot be continued answers reset with the head", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     expect(await store.changesSince(5)).toEqual({ head: 1, reset: true, changes: [] });
     expect(await store.changesSince(-1)).toEqual({ head: 1, reset: true, changes: [] });
@@ -124,7 +124,7 @@ describe("the change feed", () => {
   });
 
   test("a reader more than a batch behind is told to rebuild", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     for (let n = 0; n < 1_000; n += 1) {
       await store.startRun({ project: "demo", workflow: "w", runId: `r${n}` }, at(T0, n + 1));
@@ -136,7 +136,7 @@ describe("the change feed", () => {
   });
 
   test("retention prunes changes before the horizon, keeps the newest, and resets readers behind", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     await store.createProject({ id: "quiet" }, at(T0));
     const old = await proposeAndPromote(store, "k", "A", at(T0, 1_000));
@@ -175,7 +175,7 @@ describe("the change feed", () => {
   });
 
   test("getItems and getJournalEntries read the records a change names", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     const a = await store.proposeState(guideProposal({ key: "a" }), at(T0, 1));
     const b = await store.proposeState(guideProposal({ key: "b" }), at(T0, 2));

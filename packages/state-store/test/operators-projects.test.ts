@@ -10,7 +10,7 @@ import { at, T0, tempStore } from "./support/temp-store.js";
 
 describe("operator credentials", () => {
   test("a token is kxo_ + 43 base64url characters, authenticates its operator, and is listed by name only", async () => {
-    const { store, file } = tempStore();
+    const { store, file } = await tempStore();
     const bob = await store.createOperator("bob", at(T0));
     const alice = await store.createOperator("alice", at(T0, 1));
     expect(bob.token).toMatch(/^kxo_[A-Za-z0-9_-]{43}$/);
@@ -38,7 +38,7 @@ describe("operator credentials", () => {
   });
 
   test("a revoked token never authenticates; the name may then get a new token", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     const first = await store.createOperator("alice", at(T0));
     await expect(store.createOperator("alice", at(T0))).rejects.toMatchObject({
       code: "invalid_request",
@@ -54,7 +54,7 @@ describe("operator credentials", () => {
   });
 
   test("malformed names, and the admin's own name, are refused", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     for (const name of ["", "Alice", "has space", "-lead", "operator:bob"]) {
       await expect(store.createOperator(name, at(T0)), name).rejects.toMatchObject({
         code: "invalid_request",
@@ -70,7 +70,7 @@ describe("operator credentials", () => {
   });
 
   test("agent keys, near misses and garbage never authenticate as an operator", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     const { key } = await store.createAgentKey("demo", "agent-1", at(T0));
     const { token } = await store.createOperator("alice", at(T0));
@@ -85,7 +85,7 @@ describe("operator credentials", () => {
 
 describe("agent keys: list and rotate", () => {
   test("list names the agents with an active key, never a key; an unknown project is not_found", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     const created = await store.createAgentKey("demo", "planner", at(T0, 2));
     await store.createAgentKey("demo", "critic", at(T0, 1));
@@ -101,7 +101,7 @@ describe("agent keys: list and rotate", () => {
   });
 
   test("rotate returns a new key; the old one stops working; no active key is not_found", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     const old = await store.createAgentKey("demo", "planner", at(T0));
     const rotated = await store.rotateAgentKey("demo", "planner", at(T0, 5));
@@ -127,7 +127,7 @@ describe("agent keys: list and rotate", () => {
 
 describe("projects: update and remove", () => {
   test("update sets the checkout root; relative roots and unknown projects are refused", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     const created = await store.createProject({ id: "demo", checkoutRoot: "/srv/old" }, at(T0));
     const updated = await store.updateProject("demo", { checkoutRoot: "/srv/new" });
     expect(updated).toEqual({ ...created, checkoutRoot: "/srv/new" });
@@ -141,7 +141,7 @@ describe("projects: update and remove", () => {
   });
 
   test("an empty project is removed; one with records or active keys is project_not_empty unless forced", async () => {
-    const { store, file } = tempStore();
+    const { store, file } = await tempStore();
     await store.createProject({ id: "empty" }, at(T0));
     await store.createProject({ id: "demo" }, at(T0));
     await store.createProject({ id: "keep" }, at(T0));

@@ -22,7 +22,7 @@ const id = (n: number) => `pkt_${String(n).padStart(32, "0")}`;
 
 describe("stored packets", () => {
   test("a packet served again keeps its first audit and counts the serving", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     await store.recordPackets([record("demo", id(1), at(T0, 1_000)), record("demo", id(1), at(T0, 3_000))]);
     await store.recordPackets([{ ...record("demo", id(1), at(T0, 2_000)), changeSeq: 99 }]);
@@ -39,7 +39,7 @@ describe("stored packets", () => {
   });
 
   test("an unknown project rejects the whole batch", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     await expect(
       store.recordPackets([record("demo", id(1), at(T0)), record("nowhere", id(2), at(T0))]),
@@ -48,7 +48,7 @@ describe("stored packets", () => {
   });
 
   test("listed last served first, by run, a page at a time; a bad cursor or limit is invalid_request", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     // Two packets served at the same instant are ordered by id, descending.
     await store.recordPackets([
@@ -74,7 +74,7 @@ describe("stored packets", () => {
   });
 
   test("retention deletes packets not served within the period, with no change in the feed", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     await store.recordPackets([record("demo", id(1), at(T0)), record("demo", id(2), at(T0, 10 * DAY))]);
     const head = await store.changeHead();
@@ -85,7 +85,7 @@ describe("stored packets", () => {
   });
 
   test("removing a project removes its packets", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     await store.recordPackets([record("demo", id(1), at(T0))]);
     await store.removeProject("demo", { force: false }, at(T0));

@@ -17,7 +17,7 @@ function repository(): string {
 }
 
 async function writeSomething(file: string): Promise<void> {
-  const store = open(file);
+  const store = await open(file);
   await store.createProject({ id: "demo" }, at(T0));
   await store.createAgentKey("demo", "agent-1", at(T0));
 }
@@ -49,7 +49,7 @@ describe("the database under .kxm/state", () => {
     rmSync(join(folder, ".gitignore"));
     chmodSync(folder, 0o755);
     chmodSync(file, 0o644);
-    const reopened = open(file);
+    const reopened = await open(file);
     await reopened.listProjects();
     expect(mode(folder)).toBe(0o700);
     expect(mode(file)).toBe(0o600);

@@ -110,7 +110,7 @@ describe("several processes on one file", () => {
 
   test("competing promotions of one key never leave two current values, at any instant", async () => {
     const file = join(tempDir(), "kxm.db");
-    const store = open(file);
+    const store = await open(file);
     await store.createProject({ id: "demo" }, at(T0));
     const shared: string[] = [];
     for (let i = 0; i < 12; i++) {
@@ -202,7 +202,7 @@ describe("several processes on one file", () => {
     const result = await writer.done;
     expect(result.signal).toBe("SIGKILL");
     expect(acked.length).toBeGreaterThanOrEqual(200);
-    const store = open(file);
+    const store = await open(file);
     for (const runId of acked) expect((await store.getRun("demo", runId))?.status).toBe("running");
   });
 });

@@ -6,7 +6,7 @@ import { at, T0, tempStore } from "./support/temp-store.js";
 
 describe("projects", () => {
   test("a project keeps its checkout root; list is in id order; unknown ids are undefined", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     const beta = await store.createProject({ id: "beta", checkoutRoot: "/srv/beta" }, at(T0));
     const alpha = await store.createProject({ id: "alpha" }, at(T0, 5));
     expect(beta).toEqual({ id: "beta", checkoutRoot: "/srv/beta", createdAt: "2026-09-01T00:00:00.000Z" });
@@ -17,7 +17,7 @@ describe("projects", () => {
   });
 
   test("creating an existing project is invalid_request, with a clear message", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     await expect(store.createProject({ id: "demo" }, at(T0))).rejects.toMatchObject({
       code: "invalid_request",
@@ -27,7 +27,7 @@ describe("projects", () => {
   });
 
   test("malformed project ids and relative checkout roots are refused", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await expect(store.createProject({ id: "has space" }, at(T0))).rejects.toMatchObject({
       code: "invalid_request",
     });
@@ -44,7 +44,7 @@ describe("projects", () => {
 
 describe("agent credentials", () => {
   test("a key is kxm_ + 43 base64url characters and authenticates its agent", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     const created = await store.createAgentKey("demo", "implementer-1", at(T0));
     expect(created.agentId).toBe("implementer-1");
@@ -53,7 +53,7 @@ describe("agent credentials", () => {
   });
 
   test("only the SHA-256 is stored: the key's bytes appear nowhere in the database files", async () => {
-    const { store, file } = tempStore();
+    const { store, file } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     const { key } = await store.createAgentKey("demo", "agent-1", at(T0));
     const raw = new Database(file, { readonly: true });
@@ -74,7 +74,7 @@ describe("agent credentials", () => {
   });
 
   test("a revoked key never authenticates, and the agent may then get a new key", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     const first = await store.createAgentKey("demo", "agent-1", at(T0));
     expect(await store.revokeAgentKey("demo", "agent-1", at(T0, 1))).toBe(true);
@@ -87,7 +87,7 @@ describe("agent credentials", () => {
   });
 
   test("a second active key for one agent is invalid_request; an unknown project is not_found", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     await store.createProject({ id: "other" }, at(T0));
     await store.createAgentKey("demo", "agent-1", at(T0));
@@ -104,7 +104,7 @@ describe("agent credentials", () => {
   });
 
   test("unknown, malformed and near-miss keys do not authenticate", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     const { key } = await store.createAgentKey("demo", "agent-1", at(T0));
     const flipped = `${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}`;

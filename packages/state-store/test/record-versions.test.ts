@@ -30,7 +30,7 @@ function versions(file: string) {
 }
 
 test("proposals, promotions and journal writes each snapshot the rows they name, with their change seq", async () => {
-  const { store, file } = tempStore();
+  const { store, file } = await tempStore();
   await store.createProject({ id: "demo" }, at(T0));
   const proposal = await store.proposeState(guideProposal(), at(T0, 1));
   const promotion = await store.promoteState(
@@ -53,7 +53,7 @@ test("proposals, promotions and journal writes each snapshot the rows they name,
 });
 
 test("forgetting clears the body of every version holding the content; the deletion marker stays", async () => {
-  const { store, file } = tempStore();
+  const { store, file } = await tempStore();
   await store.createProject({ id: "demo" }, at(T0));
   const proposal = await store.proposeState(guideProposal(), at(T0, 1));
   await store.forget(
@@ -86,7 +86,7 @@ const statuses = (items: readonly ContextItem[]) => items.map((item) => `${item.
 
 describe("records as of a change seq", () => {
   test("each seq reads the items and journal as they stood then, later promotions and writes unseen", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     await proposeAndPromote(store, "k", "A", at(T0, 1_000));
     const afterA = await store.changeHead();
@@ -111,7 +111,7 @@ describe("records as of a change seq", () => {
   });
 
   test("a seq past the head, or not a whole number, is refused", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     expect(await codeOf(store.recordsAsOf("demo", (await store.changeHead()) + 1))).toBe(
       "replay_history_purged",
@@ -121,7 +121,7 @@ describe("records as of a change seq", () => {
   });
 
   test("a record forgotten since is named; after the forgetting it is simply absent", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     const proposal = await store.proposeState(guideProposal(), at(T0, 1));
     const before = await store.changeHead();
@@ -137,7 +137,7 @@ describe("records as of a change seq", () => {
   });
 
   test("rules as of a seq: created at or before it, lifted after it, reported unlifted", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     const before = await store.changeHead();
     const revocation = await store.revoke(
@@ -158,7 +158,7 @@ describe("records as of a change seq", () => {
 
 describe("retention of record versions", () => {
   test("forgetting content clears it from the versions of records retention purged long ago", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     const a = await proposeAndPromote(store, "k", "A", at(T0, 1_000));
     const afterA = await store.changeHead();
@@ -178,7 +178,7 @@ describe("retention of record versions", () => {
   });
 
   test("purged records get deletion markers; versions no stored packet reads go, and the floor rises", async () => {
-    const { store, file } = tempStore();
+    const { store, file } = await tempStore();
     await store.createProject({ id: "demo" }, at(T0));
     await proposeAndPromote(store, "k", "A", at(T0, 1_000));
     const afterA = await store.changeHead();

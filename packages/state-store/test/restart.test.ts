@@ -19,7 +19,7 @@ async function snapshot(store: KxmStore) {
 
 test("closing and reopening keeps every acknowledged write, read back deep-equal", async () => {
   const file = join(tempDir(), "nested", "state", "kxm.db");
-  const first = open(file);
+  const first = await open(file);
   await first.createProject({ id: "demo", checkoutRoot: "/srv/demo" }, at(T0));
   const { key } = await first.createAgentKey("demo", "agent-1", at(T0));
   const revoked = await first.createAgentKey("demo", "agent-2", at(T0));
@@ -41,7 +41,7 @@ test("closing and reopening keeps every acknowledged write, read back deep-equal
   const before = await snapshot(first);
   await first.close();
 
-  const second = open(file);
+  const second = await open(file);
   expect(second.path).toBe(file);
   expect(await snapshot(second)).toEqual(before);
   expect(await second.authenticateAgent(key)).toEqual({ project: "demo", agentId: "agent-1" });

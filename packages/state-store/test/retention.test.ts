@@ -7,7 +7,7 @@ const DAY = 86_400_000;
 const RETENTION = DEFAULT_RETENTION_DAYS * DAY;
 
 async function demoStore() {
-  const opened = tempStore();
+  const opened = await tempStore();
   await opened.store.createProject({ id: "demo" }, at(T0));
   return opened;
 }

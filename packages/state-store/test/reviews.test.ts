@@ -14,7 +14,7 @@ function expectCode(error: unknown, code: string): void {
 }
 
 async function demo() {
-  const opened = tempStore();
+  const opened = await tempStore();
   const { store } = opened;
   await store.createProject({ id: "demo" }, at(T0));
   await store.createProject({ id: "other" }, at(T0));
@@ -154,7 +154,7 @@ describe("the journal_reviews migration", () => {
     ).toBeUndefined();
     raw.close();
 
-    const store = open(file);
+    const store = await open(file);
     const { review } = await store.reviewJournalEntry(
       { project: "demo", entryId: entry.id, reviewedBy: "kxm-admin" },
       at(T0, 1_000),

@@ -49,8 +49,8 @@ describe("schema module", () => {
 });
 
 describe("migrations", () => {
-  test("a fresh file gets every table with the schema's columns", () => {
-    const { file } = tempStore();
+  test("a fresh file gets every table with the schema's columns", async () => {
+    const { file } = await tempStore();
     const raw = new Database(file, { readonly: true });
     try {
       for (const table of tables) {
@@ -114,13 +114,13 @@ describe("migrations", () => {
     } finally {
       raw.close();
     }
-    expect(await open(file).listProjects()).toEqual([
+    expect(await (await open(file)).listProjects()).toEqual([
       { id: "demo", checkoutRoot: null, createdAt: "2026-09-01T00:00:00.000Z" },
     ]);
   });
 
-  test("the connection runs in WAL mode with foreign keys, a 5 s busy timeout and synchronous=NORMAL", () => {
-    const { store } = tempStore();
+  test("the connection runs in WAL mode with foreign keys, a 5 s busy timeout and synchronous=NORMAL", async () => {
+    const { store } = await tempStore();
     expect((store as SqliteKxmStore).connectionSettings()).toEqual({
       journalMode: "wal",
       foreignKeys: true,
@@ -129,8 +129,8 @@ describe("migrations", () => {
     });
   });
 
-  test("foreign keys are enforced on the store's tables", () => {
-    const { file } = tempStore();
+  test("foreign keys are enforced on the store's tables", async () => {
+    const { file } = await tempStore();
     const raw = new Database(file);
     try {
       raw.pragma("foreign_keys = ON");
@@ -145,7 +145,7 @@ describe("migrations", () => {
   });
 
   test("a database migrated by a newer version is refused, naming the file", async () => {
-    const { file, store } = tempStore();
+    const { file, store } = await tempStore();
     await store.close();
     const raw = new Database(file);
     const newest = Math.max(...journal.entries.map((entry) => entry.when));
@@ -176,7 +176,7 @@ describe("migrations", () => {
   });
 
   test("a closed store rejects every call with internal_error", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     await store.close();
     await store.close();
     await expect(store.listProjects()).rejects.toMatchObject({ code: "internal_error" });

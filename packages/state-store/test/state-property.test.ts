@@ -93,7 +93,7 @@ async function play(store: KxmStore, project: string, steps: readonly Step[]): P
 
 describe("temporal state properties", () => {
   test("random propose/promote sequences never leave two current items, and windows chain", async () => {
-    const { store } = tempStore();
+    const { store } = await tempStore();
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {

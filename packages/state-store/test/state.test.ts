@@ -5,7 +5,7 @@ import { guideProposal, proposeAndPromote } from "./support/state-fixtures.js";
 import { at, T0, tempStore } from "./support/temp-store.js";
 
 async function demoStore() {
-  const opened = tempStore();
+  const opened = await tempStore();
   await opened.store.createProject({ id: "demo" }, at(T0));
   await opened.store.createProject({ id: "other" }, at(T0));
   return opened;

@@ -11,7 +11,7 @@ import { at, open, T0, tempStore } from "./support/temp-store.js";
 const DAY = 86_400_000;
 
 async function demoStore() {
-  const opened = tempStore();
+  const opened = await tempStore();
   await opened.store.createProject({ id: "demo" }, at(T0));
   await opened.store.createProject({ id: "other" }, at(T0));
   return opened;
@@ -176,7 +176,7 @@ describe("tombstones", () => {
     expect(await store.getItem("other", other.id)).toEqual(other);
 
     // Every write path that creates content, in another connection on the same file too.
-    const second = open(file);
+    const second = await open(file);
     try {
       for (const writer of [store, second]) {
         expect(

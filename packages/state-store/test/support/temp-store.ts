@@ -1,8 +1,17 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import postgres from "postgres";
+import { afterEach, inject } from "vitest";
 import { type KxmStore, openStore } from "../../src/index.js";
+import { openPostgresStore } from "../../src/postgres/open.js";
+
+/**
+ * The engine this run tests: the root config runs the store's contract suites twice, once as they are (SQLite)
+ * and once with `KXM_TEST_STORE=postgres` against a throwaway PostgreSQL cluster (support/postgres-setup.ts).
+ */
+export const ENGINE: "sqlite" | "postgres" =
+  process.env.KXM_TEST_STORE === "postgres" ? "postgres" : "sqlite";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 
@@ -17,18 +26,39 @@ export function tempDir(): string {
   return dir;
 }
 
-/** Opens a store on `file` and closes it after the test. */
-export function open(file: string): KxmStore {
-  const store = openStore({ path: file });
+/** Opens a store on `location` (a SQLite file, or a PostgreSQL URL) and closes it after the test. */
+export async function open(location: string): Promise<KxmStore> {
+  const store = location.startsWith("postgres://")
+    ? await openPostgresStore({ url: location, maxConnections: 4 })
+    : openStore({ path: location });
   cleanups.push(() => store.close());
   return store;
 }
 
-/** A store on a new database file in a temp folder. */
-export function tempStore(): { store: KxmStore; file: string; dir: string } {
+let admin: postgres.Sql | undefined;
+let databases = 0;
+
+/** A new database of the run's cluster, copied from the migrated template, dropped after the test. */
+async function tempDatabase(): Promise<string> {
+  const base = inject("kxmPostgresUrl");
+  admin ??= postgres(base, { max: 1, onnotice: () => {} });
+  const name = `kxm_test_${process.pid}_${++databases}`;
+  await admin.unsafe(`create database ${name} template kxm_template`);
+  const server = admin;
+  cleanups.push(async () => {
+    await server.unsafe(`drop database if exists ${name} with (force)`);
+  });
+  return `${base.slice(0, base.lastIndexOf("/"))}/${name}`;
+}
+
+/**
+ * A store on a new, empty database: a new file in a temp folder, or a new PostgreSQL database. `file` is where
+ * to open it again (the file, or the database's URL).
+ */
+export async function tempStore(): Promise<{ store: KxmStore; file: string; dir: string }> {
   const dir = tempDir();
-  const file = join(dir, "state", "kxm.db");
-  return { store: open(file), file, dir };
+  const file = ENGINE === "postgres" ? await tempDatabase() : join(dir, "state", "kxm.db");
+  return { store: await open(file), file, dir };
 }
 
 /** `base` plus `ms` milliseconds. */

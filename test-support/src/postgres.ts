@@ -1,0 +1,111 @@
+// A throwaway PostgreSQL cluster for tests: Debian's server binaries, initdb into a temp folder, started on a free
+// loopback port, stopped and removed afterwards. No mock and no in-process substitute: the store's PostgreSQL
+// tests run against the real server.
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./net.js";
+
+/** A running cluster: superuser `kxm`, trust authentication on loopback only. */
+export interface PostgresCluster {
+  readonly port: number;
+  /** The URL of one database of the cluster. */
+  url(database: string): string;
+  /** The server's log so far (for a failing test's message). */
+  log(): string;
+  /** Stops the server at once and removes its folder. Idempotent. */
+  stop(): void;
+}
+
+/** The newest installed server's bin folder: `KXM_POSTGRES_BIN`, or Debian's /usr/lib/postgresql/<major>/bin. */
+export function postgresBinDir(): string {
+  const configured = process.env.KXM_POSTGRES_BIN;
+  if (configured !== undefined && configured !== "") return configured;
+  const root = "/usr/lib/postgresql";
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name) && existsSync(join(root, name, "bin", "initdb")))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  const newest = majors[0];
+  if (newest === undefined) {
+    throw new Error(
+      "PostgreSQL's server binaries were not found: install Debian's postgresql package (.ci/run does), " +
+        "or set KXM_POSTGRES_BIN to the folder holding initdb and pg_ctl",
+    );
+  }
+  return join(root, newest, "bin");
+}
+
+/** initdb and the server refuse to run as root: as root, run them as Debian's `postgres` user. */
+function asServerUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
+  const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
+  return { uid, gid };
+}
+
+function run(user: { uid: number; gid: number } | undefined, command: string, args: string[]): void {
+  const result = spawnSync(command, args, {
+    encoding: "utf8",
+    ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
+    env: { ...process.env, LC_ALL: "C", TZ: "UTC" },
+  });
+  if (result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(" ")} failed (${result.status ?? result.signal}): ${result.stderr || result.stdout}`,
+    );
+  }
+}
+
+/**
+ * Starts a fresh cluster (about 2 to 3 s here). Durability settings are relaxed (`fsync=off`): a killed server
+ * process loses nothing the kernel holds, and these clusters never outlive a machine crash.
+ */
+export async function startPostgres(): Promise<PostgresCluster> {
+  const bin = postgresBinDir();
+  const user = asServerUser();
+  const dir = mkdtempSync(join(tmpdir(), "kxm-postgres-"));
+  const data = join(dir, "data");
+  if (user !== undefined) chownSync(dir, user.uid, user.gid);
+  chmodSync(dir, 0o700);
+  const port = await freePort();
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    spawnSync(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"], {
+      ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
+      stdio: "ignore",
+    });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    run(user, join(bin, "initdb"), ["-D", data, "-U", "kxm", "-A", "trust", "-E", "UTF8", "--no-sync"]);
+    const options = [
+      `-p ${port}`,
+      "-c listen_addresses=127.0.0.1",
+      `-c unix_socket_directories=${dir}`,
+      "-c fsync=off",
+      "-c full_page_writes=off",
+      "-c max_connections=200",
+    ].join(" ");
+    run(user, join(bin, "pg_ctl"), ["-D", data, "-o", options, "-l", join(dir, "server.log"), "-w", "start"]);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return {
+    port,
+    url: (database) => `postgres://kxm@127.0.0.1:${port}/${database}`,
+    log: () => {
+      try {
+        return readFileSync(join(dir, "server.log"), "utf8");
+      } catch {
+        return "";
+      }
+    },
+    stop,
+  };
+}
