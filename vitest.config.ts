@@ -18,6 +18,9 @@ const STORE_CONTRACT_SUITES = [
   "withhold",
 ].map((name) => `packages/state-store/test/${name}.test.ts`);
 
+/** Suites that need the PostgreSQL cluster whatever the engine: they run in "postgres" only. */
+const POSTGRES_ONLY_SUITES = ["packages/state-store/test/copy.test.ts"];
+
 // Tests import workspace packages from their TypeScript source through the "@kxm/source" export condition,
 // so a test run never depends on a stale dist. Apps and the CLI's own tests run built binaries on purpose.
 export default defineConfig({
@@ -40,13 +43,14 @@ export default defineConfig({
             "reliability/test/**/*.test.ts",
             "steel-test-server/test/**/*.test.ts",
           ],
+          exclude: [...POSTGRES_ONLY_SUITES, "**/node_modules/**"],
         },
       },
       {
         extends: true,
         test: {
           name: "postgres",
-          include: STORE_CONTRACT_SUITES,
+          include: [...STORE_CONTRACT_SUITES, ...POSTGRES_ONLY_SUITES],
           env: { KXM_TEST_STORE: "postgres" },
           globalSetup: ["packages/state-store/test/support/postgres-setup.ts"],
         },

@@ -6,4 +6,5 @@ export { commitAll, git, gitCheckout } from "./git.js";
 export { factFields, factText, TEST_RUNNER_MD } from "./memory.js";
 export { freePort } from "./net.js";
 export { type PostgresCluster, postgresBinDir, startPostgres } from "./postgres.js";
+export { tempPostgresDatabase } from "./postgres-databases.js";
 export { tempDir } from "./temp.js";

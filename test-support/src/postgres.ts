@@ -7,6 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./net.js";
 
+/** The migrated, empty database of the test cluster that each test database is copied from. */
+export const TEMPLATE_DATABASE = "kxm_template";
+
 /** A running cluster: superuser `kxm`, trust authentication on loopback only. */
 export interface PostgresCluster {
   readonly port: number;

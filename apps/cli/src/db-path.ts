@@ -1,7 +1,7 @@
 // The database a `kxm hub` maintenance command works on, found as `kxm hub serve` finds it, so that a backup,
 // check or restore names the file the hub serves.
 import { resolve } from "node:path";
-import { isKxmError } from "@kxm/contract";
+import { isKxmError, KxmError } from "@kxm/contract";
 import { Flags } from "@oclif/core";
 import { UsageError } from "./base.js";
 import { hubEnvSource } from "./env.js";
@@ -17,6 +17,44 @@ export async function hubDatabasePath(flag: string | undefined, folder: string):
   const { readHubEnv } = await import("@kxm/hub");
   try {
     return readHubEnv(hubEnvSource(), folder).dbPath;
+  } catch (error) {
+    if (isKxmError(error) && error.code === "invalid_usage") throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+export const databaseUrlFlag = Flags.string({
+  description: "A PostgreSQL database, without its password (default: KXM_DATABASE_URL)",
+  helpValue: "<postgres://user@host:port/db>",
+});
+
+/**
+ * A `--database-url`, refused when it holds a password: every user of the machine can read a process's arguments.
+ * The URL's form is checked where it is opened (`database_url_invalid`).
+ */
+export function commandLineUrl(url: string): string {
+  let password = "";
+  try {
+    password = new URL(url).password;
+  } catch {
+    // Not a URL: refused with its reason when it is opened.
+  }
+  if (password !== "") {
+    throw new KxmError(
+      "database_url_invalid",
+      "--database-url must not hold a password (any user can read a command line): put the URL in " +
+        "KXM_DATABASE_URL, or the password in PGPASSWORD",
+    );
+  }
+  return url;
+}
+
+/** `--database-url`, else the hub's KXM_DATABASE_URL, else undefined (the hub would serve SQLite). */
+export async function hubDatabaseUrl(flag: string | undefined, folder: string): Promise<string | undefined> {
+  if (flag !== undefined) return commandLineUrl(flag);
+  const { readHubEnv } = await import("@kxm/hub/preflight");
+  try {
+    return readHubEnv(hubEnvSource(), folder).databaseUrl;
   } catch (error) {
     if (isKxmError(error) && error.code === "invalid_usage") throw new UsageError(error.message);
     throw error;

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { KxmError } from "@kxm/contract";
 import { KXM_PATHS } from "@kxm/memory-git/layout";
-import { DEFAULT_RETENTION_DAYS } from "@kxm/state-store";
+import { DEFAULT_RETENTION_DAYS, parseDatabaseUrl } from "@kxm/state-store";
 import { z } from "zod";
 import { parseOrigin } from "./origin.js";
 
@@ -27,6 +27,8 @@ const EnvSchema = z.object({
   KXM_AUTH_TOKEN: z.string().min(16).max(4096).optional(),
   /** The SQLite database file. */
   KXM_DB_PATH: z.string().min(1).max(4096).default(DEFAULT_DB_PATH),
+  /** A PostgreSQL server's database (`postgres://user:password@host:port/db`): set, the hub uses it, not SQLite. */
+  KXM_DATABASE_URL: z.string().min(1).max(8192).optional(),
   /** The address to listen on; loopback unless you mean otherwise. */
   KXM_HOST: z.string().trim().min(1).max(255).default("127.0.0.1"),
   /** The TCP port; 0 picks any free port. */
@@ -62,6 +64,7 @@ const EnvSchema = z.object({
 const RULES: Readonly<Record<keyof z.input<typeof EnvSchema>, string>> = {
   KXM_AUTH_TOKEN: "must be 16 to 4096 characters",
   KXM_DB_PATH: "must be a file path",
+  KXM_DATABASE_URL: "must be a postgres:// URL of at most 8192 characters",
   KXM_HOST: "must be a host name or address",
   KXM_PORT: "must be a whole number from 0 to 65535",
   KXM_RETENTION_DAYS: "must be a whole number of days from 1 to 36500",
@@ -75,8 +78,10 @@ const RULES: Readonly<Record<keyof z.input<typeof EnvSchema>, string>> = {
 export interface HubEnv {
   /** The admin token, or undefined when none is configured. */
   readonly authToken: string | undefined;
-  /** The database file, absolute. */
+  /** The database file, absolute (unused when {@link databaseUrl} is set). */
   readonly dbPath: string;
+  /** The PostgreSQL database (`KXM_DATABASE_URL`), or undefined for the embedded SQLite file at {@link dbPath}. */
+  readonly databaseUrl: string | undefined;
   readonly host: string;
   readonly port: number;
   readonly retentionDays: number;
@@ -92,7 +97,8 @@ export interface HubEnv {
 /**
  * Reads and validates the hub's environment. An empty variable counts as unset. A relative `KXM_DB_PATH` is
  * resolved against `cwd`. An invalid value throws `invalid_usage` naming the variable and the rule, never the
- * value (it may be a token).
+ * value (it may be a token); a `KXM_DATABASE_URL` that is not a postgres URL with a host and a database throws
+ * `database_url_invalid`, naming no password.
  */
 export function readHubEnv(
   source: Readonly<Record<string, string | undefined>> = process.env,
@@ -109,9 +115,11 @@ export function readHubEnv(
     throw new KxmError("invalid_usage", `environment variable ${name} ${RULES[name] ?? "is invalid"}`);
   }
   const env = result.data;
+  if (env.KXM_DATABASE_URL !== undefined) parseDatabaseUrl(env.KXM_DATABASE_URL);
   return {
     authToken: env.KXM_AUTH_TOKEN,
     dbPath: isAbsolute(env.KXM_DB_PATH) ? env.KXM_DB_PATH : resolve(cwd, env.KXM_DB_PATH),
+    databaseUrl: env.KXM_DATABASE_URL,
     host: env.KXM_HOST,
     port: env.KXM_PORT,
     retentionDays: env.KXM_RETENTION_DAYS,

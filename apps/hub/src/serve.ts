@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { openStore } from "@kxm/state-store";
+import { type KxmStore, openPostgresStore, openStore } from "@kxm/state-store";
 import type { FastifyInstance } from "fastify";
 import type { Logger, LoggerOptions } from "pino";
 import { buildHub, purgeExpired } from "./app.js";
@@ -39,6 +39,8 @@ export interface HubStopped {
 export interface ServingHub {
   /** The base URL the hub answers on, such as `http://127.0.0.1:7420`. */
   readonly url: string;
+  /** The database it serves: the SQLite file, or the PostgreSQL URL without its password. */
+  readonly database: string;
   readonly app: FastifyInstance;
   /**
    * Stops accepting connections and closes idle ones, lets requests in flight finish for `env.shutdownGraceMs`,
@@ -56,14 +58,17 @@ function baseUrl(app: FastifyInstance): string {
 }
 
 /**
- * Opens the store at `env.dbPath` (creating its folder), builds the hub, purges expired records, listens on
+ * Opens the store (PostgreSQL at `env.databaseUrl` when set, else SQLite at `env.dbPath`, creating its folder), builds the hub, purges expired records, listens on
  * `env.host:env.port` (port 0 picks a free port), then purges every hour. On SIGINT or SIGTERM it closes (see
  * `ServingHub.close`) and exits 0, or 1 when it had to cut connections; if closing takes longer than the grace
  * period plus `SHUTDOWN_MARGIN_MS` it exits 1 anyway, and a second signal exits at once (130 or 143).
  */
 export async function serveHub(options: ServeHubOptions): Promise<ServingHub> {
   const { env } = options;
-  const store = openStore({ path: env.dbPath });
+  const store: KxmStore =
+    env.databaseUrl === undefined
+      ? openStore({ path: env.dbPath })
+      : await openPostgresStore({ url: env.databaseUrl });
   let app: FastifyInstance;
   try {
     app = await buildHub({
@@ -139,11 +144,13 @@ export async function serveHub(options: ServeHubOptions): Promise<ServingHub> {
   served.log.info({
     event: "hub_listening",
     url,
+    database: store.path,
     adminAuth: env.authToken !== undefined,
     retentionDays: env.retentionDays,
   });
   return {
     url,
+    database: store.path,
     app: served,
     close: async () => {
       await close();

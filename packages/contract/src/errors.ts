@@ -95,7 +95,11 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "KXM_DATABASE_URL is not a postgres:// or postgresql:// URL with a host and a database",
   },
-  database_unreachable: { status: 503, title: "The PostgreSQL server could not be reached or refused the login" },
+  database_not_empty: { status: 409, title: "The PostgreSQL database already holds KXM data" },
+  database_unreachable: {
+    status: 503,
+    title: "The PostgreSQL server could not be reached or refused the login",
+  },
   browser_not_configured: {
     status: 400,
     title: "The Steel deployment is not configured, or a STEEL_* or KXM_BROWSER_* setting is invalid",

@@ -3,12 +3,19 @@
 // The store's rule for open contradictions, pure: a reader holding a project's state items (the hub's pools) finds
 // the same ones as `openContradictions` without a read.
 
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { CopyToPostgresOptions, CopyToPostgresResult } from "./copy.js";
+export { copySqliteToPostgres } from "./copy.js";
 // The hash a tombstone keeps of forgotten content: the hub hashes authored facts and pool items with the same rule.
 export { contentSha256 } from "./domain/content.js";
 export { findContradictions } from "./domain/state.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { OpenStoreOptions } from "./open.js";
 export { openStore } from "./open.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { OpenPostgresStoreOptions } from "./postgres/open.js";
+export { openPostgresStore } from "./postgres/open.js";
+export { parseDatabaseUrl, redactDatabaseUrl } from "./postgres/url.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type {
   AgentIdentity,

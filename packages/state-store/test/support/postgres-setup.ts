@@ -1,19 +1,9 @@
 // Vitest's global setup for the store's PostgreSQL run: one throwaway cluster for the run, and a template
 // database already migrated, which each test's database is created from (a file copy, not a migration).
-// A relative import: the global setup runs in the main process, where the "@kxm/source" condition does not apply.
-
 import type { TestProject } from "vitest/node";
-import { startPostgres } from "../../../../test-support/src/postgres.js";
+// A relative import: the global setup runs in the main process, where the "@kxm/source" condition does not apply.
+import { startPostgres, TEMPLATE_DATABASE } from "../../../../test-support/src/postgres.js";
 import { openPostgresStore } from "../../src/postgres/open.js";
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** The cluster's URL of its `postgres` database; test databases are made from `kxm_template`. */
-    kxmPostgresUrl: string;
-  }
-}
-
-export const TEMPLATE_DATABASE = "kxm_template";
 
 export default async function setup(project: TestProject): Promise<() => void> {
   const cluster = await startPostgres();

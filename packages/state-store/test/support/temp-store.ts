@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
-import { afterEach, inject } from "vitest";
+import { tempPostgresDatabase } from "@kxm/test-support";
+import { afterEach } from "vitest";
 import { type KxmStore, openStore } from "../../src/index.js";
 import { openPostgresStore } from "../../src/postgres/open.js";
 
@@ -35,29 +35,13 @@ export async function open(location: string): Promise<KxmStore> {
   return store;
 }
 
-let admin: postgres.Sql | undefined;
-let databases = 0;
-
-/** A new database of the run's cluster, copied from the migrated template, dropped after the test. */
-async function tempDatabase(): Promise<string> {
-  const base = inject("kxmPostgresUrl");
-  admin ??= postgres(base, { max: 1, onnotice: () => {} });
-  const name = `kxm_test_${process.pid}_${++databases}`;
-  await admin.unsafe(`create database ${name} template kxm_template`);
-  const server = admin;
-  cleanups.push(async () => {
-    await server.unsafe(`drop database if exists ${name} with (force)`);
-  });
-  return `${base.slice(0, base.lastIndexOf("/"))}/${name}`;
-}
-
 /**
  * A store on a new, empty database: a new file in a temp folder, or a new PostgreSQL database. `file` is where
  * to open it again (the file, or the database's URL).
  */
 export async function tempStore(): Promise<{ store: KxmStore; file: string; dir: string }> {
   const dir = tempDir();
-  const file = ENGINE === "postgres" ? await tempDatabase() : join(dir, "state", "kxm.db");
+  const file = ENGINE === "postgres" ? await tempPostgresDatabase() : join(dir, "state", "kxm.db");
   return { store: await open(file), file, dir };
 }
 

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { isKxmError, KxmError } from "@kxm/contract";
 import { Flags } from "@oclif/core";
 import { EXIT, KxmCommand, UsageError } from "../../base.js";
+import { commandLineUrl, databaseUrlFlag } from "../../db-path.js";
 import { hubEnvSource } from "../../env.js";
 
 export default class HubServe extends KxmCommand {
@@ -12,9 +13,12 @@ export default class HubServe extends KxmCommand {
     "the database and exits 0. Connections still busy at the end of the grace period are cut and it exits 1; if " +
     "closing hangs it exits 1 two seconds after the grace period; a second signal exits at once (130 or 143). " +
     "A database path that cannot hold a database (under /proc or /sys, a folder, too long, read-only) is " +
-    "refused at once with database_path_unusable. The environment " +
-    "configures it (KXM_AUTH_TOKEN, KXM_DB_PATH, KXM_HOST, KXM_PORT, KXM_RETENTION_DAYS, KXM_LOG_LEVEL, " +
-    "KXM_RATE_LIMIT, KXM_SHUTDOWN_GRACE_MS); --host, --port and --db override their variables. A relative " +
+    "refused at once with database_path_unusable. With KXM_DATABASE_URL (or --database-url) it serves a " +
+    "PostgreSQL database instead of the SQLite file, and several hubs may share it. The environment " +
+    "configures it (KXM_AUTH_TOKEN, KXM_DB_PATH, KXM_DATABASE_URL, KXM_HOST, KXM_PORT, KXM_RETENTION_DAYS, " +
+    "KXM_LOG_LEVEL, KXM_RATE_LIMIT, KXM_SHUTDOWN_GRACE_MS); --host, --port, --db and --database-url override " +
+    "their variables. A URL with a password is refused on the command line (every user can read a process's " +
+    "arguments): put it in KXM_DATABASE_URL, or the password in PGPASSWORD. A relative " +
     "database path is resolved " +
     "against --cwd (or the current folder). Without KXM_AUTH_TOKEN every admin route answers 503 " +
     "admin_auth_not_configured. The hub's JSON log lines go to stderr; with --json, stdout holds only {url}.";
@@ -22,6 +26,7 @@ export default class HubServe extends KxmCommand {
     "<%= config.bin %> <%= command.id %>",
     "KXM_AUTH_TOKEN=$(cat ~/.kxm-admin-token) <%= config.bin %> <%= command.id %> --port 7420 --db .kxm/state/kxm.db",
     "<%= config.bin %> <%= command.id %> --host 0.0.0.0 --port 0 --json",
+    "PGPASSWORD=$(cat ~/.kxm-db-password) <%= config.bin %> <%= command.id %> --database-url postgres://kxm@db.internal:5432/kxm",
   ];
   static override flags = {
     host: Flags.string({ description: "The address to listen on (default: KXM_HOST, else 127.0.0.1)" }),
@@ -33,7 +38,9 @@ export default class HubServe extends KxmCommand {
     db: Flags.string({
       description: "The SQLite database file (default: KXM_DB_PATH, else .kxm/state/kxm.db)",
       helpValue: "<file>",
+      exclusive: ["database-url"],
     }),
+    "database-url": databaseUrlFlag,
   };
 
   async run(): Promise<void> {
@@ -51,11 +58,12 @@ export default class HubServe extends KxmCommand {
       ...env,
       ...(flags.host === undefined ? {} : { host: flags.host }),
       ...(flags.port === undefined ? {} : { port: flags.port }),
-      ...(flags.db === undefined ? {} : { dbPath: resolve(folder, flags.db) }),
+      ...(flags.db === undefined ? {} : { dbPath: resolve(folder, flags.db), databaseUrl: undefined }),
+      ...(flags["database-url"] === undefined ? {} : { databaseUrl: commandLineUrl(flags["database-url"]) }),
     };
     // A path that cannot hold a database fails here, before the seconds it takes to load the server.
     try {
-      checkDatabasePath(env.dbPath);
+      if (env.databaseUrl === undefined) checkDatabasePath(env.dbPath);
     } catch (error) {
       throw withCode(error);
     }
@@ -72,7 +80,7 @@ export default class HubServe extends KxmCommand {
     }
     if (this.jsonEnabled()) this.logJson({ url: hub.url });
     else {
-      this.log(`kxm hub listening on ${hub.url} (database ${env.dbPath})`);
+      this.log(`kxm hub listening on ${hub.url} (database ${hub.database})`);
       if (env.authToken === undefined) {
         process.stderr.write(
           "warning: KXM_AUTH_TOKEN is unset, so every admin route answers 503 admin_auth_not_configured\n",
@@ -114,7 +122,12 @@ function stopSignal(): Promise<NodeJS.Signals> {
 
 /** The code joins the line, so that a process manager's log says why the hub did not start. */
 function withCode(error: unknown): unknown {
-  if (isKxmError(error) && error.code === "database_path_unusable")
+  if (
+    isKxmError(error) &&
+    (error.code === "database_path_unusable" ||
+      error.code === "database_url_invalid" ||
+      error.code === "database_unreachable")
+  )
     return new KxmError(error.code, `${error.message} (${error.code})`);
   return error;
 }
