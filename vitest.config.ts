@@ -15,6 +15,7 @@ const STORE_CONTRACT_SUITES = [
   "runs-journal",
   "state-property",
   "state",
+  "text",
   "withhold",
 ].map((name) => `packages/state-store/test/${name}.test.ts`);
 

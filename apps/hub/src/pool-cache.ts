@@ -29,9 +29,9 @@ function plan(changes: readonly StoreChange[]) {
  * Every project's pool, loaded on first use and then kept equal to the store through the store's change feed
  * (decision 0006), whichever process wrote: this hub's writes and those of any other process on the same
  * database reach the pools the same way, once each. Every read first calls {@link sync}, which applies the changes
- * after this hub's cursor: a change to items or journal entries re-reads those records from the store (so a
- * change applied twice, or after a newer one, still ends at the store's current row), and a project, purge or
- * reset change drops the pool, which reloads on its next use.
+ * after this hub's cursor: a change to items or journal entries re-reads those records from the store, in the
+ * snapshot the changes were read in (so a pool ends exactly at the batch's head, whatever other processes write
+ * meanwhile), and a project, purge or reset change drops the pool, which reloads on its next use.
  */
 export class PoolCache {
   private entries = new Map<string, CacheEntry>();
@@ -118,7 +118,9 @@ export class PoolCache {
       return [];
     }
     const started = performance.now();
-    const batch = await this.store.changesSince(this.cursor);
+    // The records come from the batch's own snapshot, so each pool ends exactly at the batch's head.
+    const asked = [...this.entries].filter(([, entry]) => entry.pool !== undefined).map(([id]) => id);
+    const { batch, records } = await this.store.catchUp(this.cursor, asked);
     if (batch.reset) {
       const dropped = this.invalidateAll();
       this.log.info({ event: "pools_reset", head: batch.head, dropped: dropped.length });
@@ -136,17 +138,15 @@ export class PoolCache {
       const entry = this.entries.get(project);
       if (entry === undefined) continue;
       const work = plan(changes);
-      if (work.rebuild || entry.pool === undefined) {
+      // A pool that finished loading while the batch was read was not asked for: its records are not in it.
+      if (work.rebuild || entry.pool === undefined || !asked.includes(project)) {
         this.forget(project);
         dropped.push(project);
         continue;
       }
       if (work.items.length === 0 && work.entries.length === 0) continue;
-      const [items, entries] = await Promise.all([
-        this.store.getItems(project, work.items),
-        this.store.getJournalEntries(project, work.entries),
-      ]);
-      entry.pool.applyStored(work.items, items, work.entries, entries);
+      const named = records.get(project) ?? { items: [], entries: [] };
+      entry.pool.applyStored(work.items, named.items, work.entries, named.entries);
     }
     // Every pool still loaded holds what the store held at the head: the changes it names were applied above.
     for (const entry of this.entries.values()) entry.pool?.caughtUpTo(batch.head);
@@ -166,14 +166,19 @@ export class PoolCache {
   private async load(project: ProjectRecord): Promise<ProjectPool> {
     this.loadedProjects.set(project.id, project);
     const authored = await readAuthored(project, this.log);
-    // The store's part is read after git, with no wait between its reads, and with the feed's head: the pool is
-    // exact for that seq, which the packets it serves keep (on SQLite the reads of one process see one state when
-    // nothing else runs between them; another process's write can still land between two of them).
-    const head = await this.store.changeHead();
-    const items = await this.store.liveItems(project.id);
-    const journal = toJournalRecords(await this.store.listJournal(project.id), this.log);
-    // Revocations and tombstones change only with a `project` change, which drops the pool: read once per load.
-    const rules = await this.store.withholdRules(project.id);
-    return new ProjectPool(project, items, journal, authored, this.log, rules, head);
+    // The store's part is read after git, in one snapshot with the feed's head: the pool is exact for that seq,
+    // which the packets it serves keep, however many processes write. Revocations and tombstones change only with
+    // a `project` change, which drops the pool: read once per load.
+    const snapshot = await this.store.readProject(project.id);
+    const journal = toJournalRecords(snapshot.journal, this.log);
+    return new ProjectPool(
+      project,
+      snapshot.items,
+      journal,
+      authored,
+      this.log,
+      snapshot.rules,
+      snapshot.head,
+    );
   }
 }

@@ -20,6 +20,7 @@ export { parseDatabaseUrl, redactDatabaseUrl } from "./postgres/url.js";
 export type {
   AgentIdentity,
   AppendJournalInput,
+  CatchUp,
   ChangeBatch,
   ChangeKind,
   EpisodePage,
@@ -33,6 +34,7 @@ export type {
   PacketPage,
   PacketPageOptions,
   PacketRecordInput,
+  ProjectSnapshot,
   PurgeCounts,
   RecordsAsOf,
   RemovedProject,

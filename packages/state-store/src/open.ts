@@ -6,6 +6,7 @@ import { drizzle } from "drizzle-orm/better-sqlite3";
 import { checkDatabasePath, makeFolders } from "./db-path.js";
 import { applyMigrations } from "./migrations.js";
 import { SqliteKxmStore } from "./sqlite/store.js";
+import { refusingNul } from "./text-guard.js";
 import type { KxmStore } from "./types.js";
 
 /** How long a connection waits for another's write lock before failing with SQLITE_BUSY. */
@@ -99,7 +100,7 @@ export function openStore(options: OpenStoreOptions): KxmStore {
     applyMigrations(db, sqlite, file);
     // SQLite gives them the database's mode; this only covers a file system that does not.
     for (const path of [`${file}-wal`, `${file}-shm`]) tighten(path, STATE_FILE_MODE);
-    return new SqliteKxmStore(file, db, sqlite);
+    return refusingNul(new SqliteKxmStore(file, db, sqlite));
   } catch (error) {
     sqlite?.close();
     if (isKxmError(error)) throw error;

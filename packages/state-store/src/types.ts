@@ -166,6 +166,27 @@ export interface ChangeBatch {
   changes: StoreChange[];
 }
 
+/** A project's stored records, its withholding rules and the feed's head, from one snapshot (a pool's load). */
+export interface ProjectSnapshot {
+  /** The feed's head in the snapshot: the records are exactly those every change up to it left. */
+  head: number;
+  /** Every stored item, by id. */
+  items: ContextItem[];
+  /** Every journal entry, by createdAt then id. */
+  journal: JournalEntry[];
+  rules: WithholdRules;
+}
+
+/** The changes after a cursor, with the records they name in the projects asked for (see {@link KxmStore.catchUp}). */
+export interface CatchUp {
+  batch: ChangeBatch;
+  /**
+   * For each asked project that the batch's `items` and `journal` changes touch: the named records that still
+   * exist, as they stood at `batch.head` (items by id, entries by createdAt then id).
+   */
+  records: Map<string, { items: ContextItem[]; entries: JournalEntry[] }>;
+}
+
 /** What a revocation names (decision 0017). */
 export type RevocationTarget = "evidence" | "source" | "source_prefix" | "item" | "agent";
 
@@ -444,6 +465,17 @@ export interface KxmStore {
    * changes with the records (never the newest); a cursor before a pruned one answers `reset`.
    */
   changesSince(cursor: number): Promise<ChangeBatch>;
+  /**
+   * {@link changesSince}, and in the same snapshot the records its `items` and `journal` changes name in
+   * `projects` (the ones a reader holds): applying them leaves the reader exactly at `batch.head`, even while other
+   * processes write (decision 0006).
+   */
+  catchUp(cursor: number, projects: readonly string[]): Promise<CatchUp>;
+  /**
+   * A project's items, journal and withholding rules with the feed's head, in one snapshot: a pool loaded from it
+   * is exact for that head, whatever other processes write meanwhile.
+   */
+  readProject(project: string): Promise<ProjectSnapshot>;
   /** The newest change's `seq` (0 for none): where a reader that has just loaded everything starts. */
   changeHead(): Promise<number>;
   /** Closes the database. Later calls reject with `internal_error`. */

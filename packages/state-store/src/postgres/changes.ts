@@ -1,7 +1,10 @@
 import { compareCodeUnits } from "@kxm/contract";
 import { and, lt, lte, max, sql } from "drizzle-orm";
-import type { ChangeBatch, ChangeKind, StoreChange } from "../types.js";
+import { namedRecords } from "../domain/changes.js";
+import type { CatchUp, ChangeBatch, ChangeKind, StoreChange } from "../types.js";
 import { type Pg, snapshotTx } from "./db.js";
+import { findItems } from "./items.js";
+import { findEntries } from "./journal.js";
 import { changes, changeHead as head } from "./schema.js";
 import { snapshotVersions } from "./versions.js";
 
@@ -45,35 +48,55 @@ export async function changeHead(db: Pg): Promise<number> {
  * The head is `change_head`'s seq: under the snapshot it is the newest committed change.
  */
 export function changesSince(db: Pg, cursor: number): Promise<ChangeBatch> {
+  return snapshotTx(db, (tx) => readBatch(tx, cursor));
+}
+
+/**
+ * {@link changesSince} and the records it names in `projects`, in one snapshot: applying them leaves a reader
+ * exactly at the batch's head.
+ */
+export function catchUp(db: Pg, cursor: number, projects: readonly string[]): Promise<CatchUp> {
   return snapshotTx(db, async (tx) => {
-    const [bounds] = await tx
-      .select({
-        oldest: sql<string | null>`min(${changes.seq})`,
-        head: sql<string | null>`max(${changes.seq})`,
-      })
-      .from(changes);
-    const newest = bounds?.head === null || bounds?.head === undefined ? 0 : Number(bounds.head);
-    const oldest =
-      bounds?.oldest === null || bounds?.oldest === undefined ? newest + 1 : Number(bounds.oldest);
-    if (!Number.isSafeInteger(cursor) || cursor < 0 || cursor > newest || cursor < oldest - 1) {
-      return { head: newest, reset: true, changes: [] };
+    const batch = await readBatch(tx, cursor);
+    const records: CatchUp["records"] = new Map();
+    for (const [project, ids] of namedRecords(batch, projects)) {
+      records.set(project, {
+        items: await findItems(tx, project, ids.items),
+        entries: await findEntries(tx, project, ids.entries),
+      });
     }
-    if (cursor === newest) return { head: newest, reset: false, changes: [] };
-    const rows = await tx
-      .select({ seq: changes.seq, project: changes.project, kind: changes.kind, ids: changes.ids })
-      .from(changes)
-      .where(sql`${changes.seq} > ${cursor}`)
-      .orderBy(changes.seq)
-      .limit(CHANGE_BATCH_LIMIT + 1);
-    if (rows.length > CHANGE_BATCH_LIMIT) return { head: newest, reset: true, changes: [] };
-    return {
-      head: newest,
-      reset: false,
-      changes: rows.map(
-        (row): StoreChange => ({ seq: row.seq, project: row.project, kind: row.kind, ids: row.ids }),
-      ),
-    };
+    return { batch, records };
   });
+}
+
+/** The feed after `cursor`, inside the caller's snapshot. */
+async function readBatch(tx: Pg, cursor: number): Promise<ChangeBatch> {
+  const [bounds] = await tx
+    .select({
+      oldest: sql<string | null>`min(${changes.seq})`,
+      head: sql<string | null>`max(${changes.seq})`,
+    })
+    .from(changes);
+  const newest = bounds?.head === null || bounds?.head === undefined ? 0 : Number(bounds.head);
+  const oldest = bounds?.oldest === null || bounds?.oldest === undefined ? newest + 1 : Number(bounds.oldest);
+  if (!Number.isSafeInteger(cursor) || cursor < 0 || cursor > newest || cursor < oldest - 1) {
+    return { head: newest, reset: true, changes: [] };
+  }
+  if (cursor === newest) return { head: newest, reset: false, changes: [] };
+  const rows = await tx
+    .select({ seq: changes.seq, project: changes.project, kind: changes.kind, ids: changes.ids })
+    .from(changes)
+    .where(sql`${changes.seq} > ${cursor}`)
+    .orderBy(changes.seq)
+    .limit(CHANGE_BATCH_LIMIT + 1);
+  if (rows.length > CHANGE_BATCH_LIMIT) return { head: newest, reset: true, changes: [] };
+  return {
+    head: newest,
+    reset: false,
+    changes: rows.map(
+      (row): StoreChange => ({ seq: row.seq, project: row.project, kind: row.kind, ids: row.ids }),
+    ),
+  };
 }
 
 /**

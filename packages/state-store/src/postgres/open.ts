@@ -5,6 +5,7 @@ import { readMigrationFiles } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { refusingNul } from "../text-guard.js";
 import type { KxmStore } from "../types.js";
 import { pgCause } from "./db.js";
 import { PostgresKxmStore } from "./store.js";
@@ -91,5 +92,5 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
     onnotice: () => {},
     connection: { application_name: "kxm-hub" },
   });
-  return new PostgresKxmStore(shown, drizzle({ client }), client);
+  return refusingNul(new PostgresKxmStore(shown, drizzle({ client }), client));
 }

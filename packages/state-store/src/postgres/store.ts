@@ -16,6 +16,7 @@ import type { Sql } from "postgres";
 import type {
   AgentIdentity,
   AppendJournalInput,
+  CatchUp,
   ChangeBatch,
   EpisodePage,
   EpisodePageOptions,
@@ -28,6 +29,7 @@ import type {
   PacketPage,
   PacketPageOptions,
   PacketRecordInput,
+  ProjectSnapshot,
   PurgeCounts,
   RecordsAsOf,
   RemovedProject,
@@ -42,7 +44,7 @@ import type {
 } from "../types.js";
 import * as feed from "./changes.js";
 import * as credentials from "./credentials.js";
-import type { Pg } from "./db.js";
+import { type Pg, snapshotTx } from "./db.js";
 import { listEpisodes } from "./episodes.js";
 import * as items from "./items.js";
 import * as journal from "./journal.js";
@@ -222,6 +224,19 @@ export class PostgresKxmStore implements KxmStore {
   /** The changes after `cursor`: one indexed read in one snapshot (PostgreSQL has no `data_version`). */
   changesSince(cursor: number): Promise<ChangeBatch> {
     return this.#run((db) => feed.changesSince(db, cursor));
+  }
+  catchUp(cursor: number, projects: readonly string[]): Promise<CatchUp> {
+    return this.#run((db) => feed.catchUp(db, cursor, projects));
+  }
+  readProject(project: string): Promise<ProjectSnapshot> {
+    return this.#run((db) =>
+      snapshotTx(db, async (tx) => ({
+        head: await feed.changeHead(tx),
+        items: await items.liveItems(tx, project),
+        journal: await journal.listJournal(tx, project),
+        rules: await withhold.withholdRules(tx, project),
+      })),
+    );
   }
   changeHead(): Promise<number> {
     return this.#run((db) => feed.changeHead(db));

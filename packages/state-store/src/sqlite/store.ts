@@ -13,9 +13,11 @@ import {
   type Tombstone,
 } from "@kxm/contract";
 import type Database from "better-sqlite3";
+import { namedRecords } from "../domain/changes.js";
 import type {
   AgentIdentity,
   AppendJournalInput,
+  CatchUp,
   ChangeBatch,
   EpisodePage,
   EpisodePageOptions,
@@ -28,6 +30,7 @@ import type {
   PacketPage,
   PacketPageOptions,
   PacketRecordInput,
+  ProjectSnapshot,
   PurgeCounts,
   RecordsAsOf,
   RemovedProject,
@@ -240,29 +243,65 @@ export class SqliteKxmStore implements KxmStore {
     return this.#run((db) => purge(db, now, retentionDays));
   }
 
-  /**
-   * The changes after `cursor`. The idle case costs two prepared statements and no table read: when the cursor is
-   * the head this connection last answered, no other connection has committed since (data_version) and this one
-   * has written nothing (total_changes), nothing can follow it. Both are read before the table, so a commit that
-   * lands in between is found by the next call.
-   */
   changesSince(cursor: number): Promise<ChangeBatch> {
-    return this.#run(() => {
-      const dataVersion = this.#dataVersion.get();
-      const ownChanges = this.#ownChanges.get();
-      const seen = this.#seen;
-      if (
-        seen !== undefined &&
-        seen.head === cursor &&
-        seen.dataVersion === dataVersion &&
-        seen.ownChanges === ownChanges
-      ) {
-        return { head: cursor, reset: false, changes: [] };
-      }
-      const batch = this.#feed.since(cursor);
-      this.#seen = { head: batch.head, dataVersion, ownChanges };
-      return batch;
-    });
+    return this.#run(() => this.#catchUp(cursor, []).batch);
+  }
+  catchUp(cursor: number, projects: readonly string[]): Promise<CatchUp> {
+    return this.#run(() => this.#catchUp(cursor, projects));
+  }
+
+  /**
+   * The changes after `cursor` with the records they name in `projects`. The idle case costs two prepared
+   * statements and no table read: when the cursor is the head this connection last answered, no other connection
+   * has committed since (data_version) and this one has written nothing (total_changes), nothing can follow it.
+   * Both are read before the table, so a commit that lands in between is found by the next call.
+   */
+  #catchUp(cursor: number, projects: readonly string[]): CatchUp {
+    const dataVersion = this.#dataVersion.get();
+    const ownChanges = this.#ownChanges.get();
+    const seen = this.#seen;
+    if (
+      seen !== undefined &&
+      seen.head === cursor &&
+      seen.dataVersion === dataVersion &&
+      seen.ownChanges === ownChanges
+    ) {
+      return { batch: { head: cursor, reset: false, changes: [] }, records: new Map() };
+    }
+    const result = this.#readChanges(cursor, projects);
+    this.#seen = { head: result.batch.head, dataVersion, ownChanges };
+    return result;
+  }
+
+  /** The feed after `cursor` and the records it names in `projects`, in one read transaction. */
+  #readChanges(cursor: number, projects: readonly string[]): CatchUp {
+    return this.#sqlite
+      .transaction((): CatchUp => {
+        const batch = this.#feed.since(cursor);
+        const records: CatchUp["records"] = new Map();
+        for (const [project, ids] of namedRecords(batch, projects)) {
+          records.set(project, {
+            items: this.#changed.items(project, ids.items),
+            entries: this.#changed.entries(project, ids.entries),
+          });
+        }
+        return { batch, records };
+      })
+      .deferred();
+  }
+  readProject(project: string): Promise<ProjectSnapshot> {
+    return this.#run((db) =>
+      this.#sqlite
+        .transaction(
+          (): ProjectSnapshot => ({
+            head: feed.changeHead(db),
+            items: liveItems(db, project),
+            journal: journal.listJournal(db, project),
+            rules: withhold.withholdRules(db, project),
+          }),
+        )
+        .deferred(),
+    );
   }
   changeHead(): Promise<number> {
     return this.#run((db) => feed.changeHead(db));
