@@ -1,12 +1,12 @@
 import crypto from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import Database from "better-sqlite3";
 import { describe, expect, test } from "vitest";
+import { rawQuery } from "./support/raw-query.js";
 import { guideProposal, proposeAndPromote } from "./support/state-fixtures.js";
-import { at, T0, tempStore } from "./support/temp-store.js";
+import { at, ENGINE, T0, tempStore } from "./support/temp-store.js";
 
 // Named operator credentials, agent key listing and rotation, and project update and removal (issue 15, part C),
-// on real SQLite files.
+// on a real SQLite file or PostgreSQL database.
 
 describe("operator credentials", () => {
   test("a token is kxo_ + 43 base64url characters, authenticates its operator, and is listed by name only", async () => {
@@ -20,15 +20,19 @@ describe("operator credentials", () => {
       { name: "alice", createdAt: "2026-09-01T00:00:00.001Z" },
       { name: "bob", createdAt: T0 },
     ]);
-    // Only the SHA-256 is stored: the token's bytes appear in no database file.
-    const raw = new Database(file, { readonly: true });
-    const hashes = raw.prepare("select key_hash from operator_credentials order by name").all();
-    raw.close();
-    expect(hashes).toEqual(
+    // Only the SHA-256 is stored.
+    expect(await rawQuery(file, "select key_hash from operator_credentials order by name")).toEqual(
       [alice.token, bob.token].map((token) => ({
         key_hash: crypto.createHash("sha256").update(token).digest("hex"),
       })),
     );
+  });
+
+  // The database's own files: SQLite's file and its WAL (PostgreSQL's files are the server's).
+  test.skipIf(ENGINE === "postgres")("a token's bytes appear in no database file", async () => {
+    const { store, file } = await tempStore();
+    const bob = await store.createOperator("bob", at(T0));
+    const alice = await store.createOperator("alice", at(T0, 1));
     await store.close();
     for (const path of [file, `${file}-wal`].filter((p) => existsSync(p))) {
       const bytes = readFileSync(path);
@@ -203,7 +207,6 @@ describe("projects: update and remove", () => {
     expect(await store.liveItems("demo")).toEqual([]);
     expect(await store.listJournal("demo")).toEqual([]);
     // Every table is free of the project's rows, the review and proposal records included.
-    const raw = new Database(file, { readonly: true });
     for (const [table, column] of [
       ["items", "project"],
       ["state_proposals", "project"],
@@ -212,13 +215,11 @@ describe("projects: update and remove", () => {
       ["journal_reviews", "project"],
       ["agent_credentials", "project"],
     ] as const) {
-      expect(raw.prepare(`select count(*) as n from ${table} where ${column} = 'demo'`).get(), table).toEqual(
-        {
-          n: 0,
-        },
-      );
+      expect(
+        await rawQuery(file, `select cast(count(*) as integer) as n from ${table} where ${column} = 'demo'`),
+        table,
+      ).toEqual([{ n: 0 }]);
     }
-    raw.close();
     // The other project is untouched; the id may be registered again, empty.
     expect((await store.liveItems("keep")).length).toBe(2);
     await store.createProject({ id: "demo" }, at(T0, 9000));
