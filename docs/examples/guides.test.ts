@@ -18,7 +18,10 @@
 // flavour, a real Chromium per session started at its first CDP connection): `https://steel.example.com` in its
 // commands means that server's URL, written back as `https://steel.example.com` in what they print; STEEL_API_KEY
 // (random each run) is in the shell's environment, never on a command line, and KXM_BROWSER_STATE_DIR is a folder
-// of its own, so the session tracker starts empty. The arbiter guide's packages come from the workspace build
+// of its own, so the session tracker starts empty. The self-hosting guide's scale-out run gets a throwaway
+// PostgreSQL cluster (@kxm/test-support's startPostgres, with an empty database `kxm`): `127.0.0.1:5432` in its
+// commands means that server, and its second and third hubs' ports 7421 and 7422 mean free ports, each written
+// back as printed. The arbiter guide's packages come from the workspace build
 // (linked into the folder's node_modules), standing in for its install step.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -36,7 +39,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startSteelTestServer } from "@kxm/steel-test-server";
-import { freePort } from "@kxm/test-support";
+import { createDatabase, freePort, startPostgres } from "@kxm/test-support";
 import { afterAll, describe, expect, test } from "vitest";
 import { docs, type Fence, fences, ROOT } from "./fences.js";
 
@@ -117,6 +120,19 @@ interface Stand {
   port: number;
   /** The Steel test server's URL, standing in for `STEEL`. */
   steel?: string;
+  /** More `127.0.0.1:<port>` addresses the guide names, each to the free port standing in for it. */
+  ports?: Map<number, number>;
+}
+
+/** Every `127.0.0.1:<port>` the guide names, to the port it means here (and back, with `back`). */
+function addresses(text: string, stand: Stand, back = false): string {
+  const pairs: Array<[number, number]> = [[7420, stand.port], ...(stand.ports ?? new Map())];
+  let result = text;
+  for (const [printed, real] of pairs) {
+    const [from, to] = back ? [real, printed] : [printed, real];
+    result = result.replaceAll(`127.0.0.1:${from}`, `127.0.0.1:${to}`);
+  }
+  return result;
 }
 
 /** The Steel deployment the browser guide's commands name. */
@@ -125,7 +141,7 @@ const STEEL = "https://steel.example.com";
 /** One bash script for a guide's steps; what each step prints goes to its own file under `out`. */
 function script(steps: Step[], out: string, stand: Stand): string {
   const local = (text: string) => {
-    const hub = text.replaceAll("127.0.0.1:7420", `127.0.0.1:${stand.port}`);
+    const hub = addresses(text, stand);
     return stand.steel === undefined ? hub : hub.replaceAll(STEEL, stand.steel);
   };
   const lines = [
@@ -218,7 +234,7 @@ function run(
 
 /** What a command printed, with the guide's stand-ins put back: the hub's port, Steel's URL, and durations. */
 function shown(text: string, stand: Stand): string {
-  const hub = text.replaceAll(`127.0.0.1:${stand.port}`, "127.0.0.1:7420");
+  const hub = addresses(text, stand, true);
   return durations(stand.steel === undefined ? hub : hub.replaceAll(stand.steel, STEEL)).trimEnd();
 }
 
@@ -267,7 +283,20 @@ describe("the guides, followed from an empty folder", () => {
         KXM_BROWSER_STATE_DIR: join(dirname(folder), "browser-state"),
       });
     }
-    const result = await run(script(steps, out, stand), folder, env).finally(() => steel?.close());
+    // PostgreSQL is a server the reader runs: the scale-out run gets a throwaway cluster with an empty `kxm`.
+    const postgres = guide === "scale-out" ? await startPostgres() : undefined;
+    if (postgres) {
+      await createDatabase(postgres.url("postgres"), "kxm");
+      stand.ports = new Map([
+        [5432, postgres.port],
+        [7421, await freePort()],
+        [7422, await freePort()],
+      ]);
+    }
+    const result = await run(script(steps, out, stand), folder, env).finally(() => {
+      steel?.close();
+      postgres?.stop();
+    });
     const reached = existsSync(join(out, "current")) ? readFileSync(join(out, "current"), "utf8") : "0";
     if (reached !== "done") {
       const failed = steps[Number(reached) - 1];

@@ -5,6 +5,6 @@ export { put, writeFiles } from "./files.js";
 export { commitAll, git, gitCheckout } from "./git.js";
 export { factFields, factText, TEST_RUNNER_MD } from "./memory.js";
 export { freePort } from "./net.js";
-export { type PostgresCluster, postgresBinDir, startPostgres } from "./postgres.js";
+export { createDatabase, type PostgresCluster, postgresBinDir, startPostgres } from "./postgres.js";
 export { tempPostgresDatabase } from "./postgres-databases.js";
 export { tempDir } from "./temp.js";

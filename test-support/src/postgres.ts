@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import postgres from "postgres";
 import { freePort } from "./net.js";
 
 /** The migrated, empty database of the test cluster that each test database is copied from. */
@@ -111,4 +112,15 @@ export async function startPostgres(): Promise<PostgresCluster> {
     },
     stop,
   };
+}
+
+/** Creates an empty database on the server of `adminUrl` (a database of the cluster the caller may use). */
+export async function createDatabase(adminUrl: string, name: string, template?: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database ${name}${template === undefined ? "" : ` template ${template}`}`);
+  } finally {
+    await admin.end();
+  }
 }

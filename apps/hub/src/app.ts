@@ -28,6 +28,7 @@ import {
 import type { Logger, LoggerOptions } from "pino";
 import { z } from "zod";
 import { AdminToken, authorize, type Caller, credentialDigest, presentedCredential } from "./auth.js";
+import { followChanges } from "./change-listener.js";
 import { answerUnsupportedExpectation, createClientErrorHandler } from "./client-errors.js";
 import { registerInspector } from "./inspector/routes.js";
 import { createHubLogger, describeError } from "./logging.js";
@@ -213,6 +214,8 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
     version,
   );
   SERVICES.set(app, hub);
+  const stopFollowing = await followChanges(options.store, hub.pools, app.log as FastifyBaseLogger);
+  if (stopFollowing !== undefined) app.addHook("onClose", stopFollowing);
   // Every route, as it is added, for the 405 answer (and its Allow header) to a known path asked the wrong way.
   const methods = new RouteMethods();
   app.addHook("onRoute", (route) => methods.add(route.method, route.url));

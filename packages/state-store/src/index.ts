@@ -23,6 +23,7 @@ export type {
   CatchUp,
   ChangeBatch,
   ChangeKind,
+  ChangeListener,
   EpisodePage,
   EpisodePageOptions,
   FinishRunInput,

@@ -152,6 +152,12 @@ export interface StoreChange {
   ids: string[];
 }
 
+/** What {@link KxmStore.watchChanges} calls. */
+export interface ChangeListener {
+  changed(seq: number): void;
+  connected(): void;
+}
+
 /** The changes after a cursor (see {@link KxmStore.changesSince}). */
 export interface ChangeBatch {
   /** The newest change's `seq` when read (0 for none): the cursor to pass next. */
@@ -478,6 +484,14 @@ export interface KxmStore {
   readProject(project: string): Promise<ProjectSnapshot>;
   /** The newest change's `seq` (0 for none): where a reader that has just loaded everything starts. */
   changeHead(): Promise<number>;
+  /**
+   * Wakes a reader when another process commits a change, so it catches up before its next request needs it. Only
+   * where the engine can notify (PostgreSQL: `LISTEN kxm_changes`); a reader must still ask {@link changesSince}
+   * before every read, since a notification can be late or lost. `changed` gets the committed change's seq;
+   * `connected` is called each time the listening connection (re)connects, when notifications sent while it was
+   * down are lost, so the reader catches up then. Resolves, once listening, to a function that stops it.
+   */
+  watchChanges?(listener: ChangeListener): Promise<() => Promise<void>>;
   /** Closes the database. Later calls reject with `internal_error`. */
   close(): Promise<void>;
 }

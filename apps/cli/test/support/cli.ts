@@ -58,6 +58,7 @@ export const COMMAND_IDS = [
   "hub:agents:rotate",
   "hub:backup",
   "hub:check",
+  "hub:copy-to-postgres",
   "hub:operators:add",
   "hub:operators:list",
   "hub:operators:revoke",

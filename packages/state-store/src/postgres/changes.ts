@@ -8,6 +8,9 @@ import { findEntries } from "./journal.js";
 import { changes, changeHead as head } from "./schema.js";
 import { snapshotVersions } from "./versions.js";
 
+/** The channel every change is announced on (`NOTIFY kxm_changes, '<seq>'`). */
+export const CHANGES_CHANNEL = "kxm_changes";
+
 /** The most changes one call returns; a reader further behind than this rebuilds instead (`reset`). */
 const CHANGE_BATCH_LIMIT = 1_000;
 
@@ -31,6 +34,8 @@ export async function appendChange(
     .returning({ seq: head.seq });
   const seq = row?.seq ?? 0;
   await tx.insert(changes).values({ seq, project, kind, ids: sorted, at });
+  // Delivered when the transaction commits, in commit order; only a wake-up (the table is the truth).
+  await tx.execute(sql`select pg_notify(${CHANGES_CHANNEL}, ${String(seq)})`);
   if (kind === "items") await snapshotVersions(tx, project, seq, "item", sorted);
   else if (kind === "journal") await snapshotVersions(tx, project, seq, "entry", sorted);
   return seq;

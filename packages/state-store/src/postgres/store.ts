@@ -18,6 +18,7 @@ import type {
   AppendJournalInput,
   CatchUp,
   ChangeBatch,
+  ChangeListener,
   EpisodePage,
   EpisodePageOptions,
   FinishRunInput,
@@ -240,6 +241,24 @@ export class PostgresKxmStore implements KxmStore {
   }
   changeHead(): Promise<number> {
     return this.#run((db) => feed.changeHead(db));
+  }
+
+  /**
+   * Listens on `kxm_changes` over a connection of its own (postgres.js keeps it open and reconnects it, calling
+   * `connected` each time). A payload that is not a seq is ignored: only KXM's writers notify on the channel.
+   */
+  watchChanges(listener: ChangeListener): Promise<() => Promise<void>> {
+    return this.#run(async () => {
+      const subscription = await this.#client.listen(
+        feed.CHANGES_CHANNEL,
+        (payload) => {
+          const seq = Number(payload);
+          if (Number.isSafeInteger(seq) && seq > 0) listener.changed(seq);
+        },
+        () => listener.connected(),
+      );
+      return () => subscription.unlisten();
+    });
   }
 
   /** Ends the pool's connections, letting running queries finish. Closing twice is harmless. */
