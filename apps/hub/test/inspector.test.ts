@@ -1,8 +1,9 @@
 import { itemTokens } from "@kxm/arbiter";
-import { type ContextItem, LIMITS } from "@kxm/contract";
+import { type ContextItem, LIMITS, type StepManifest } from "@kxm/contract";
 import { deriveContextItem } from "@kxm/provenance";
 import type { LightMyRequestResponse } from "fastify";
 import { describe, expect, test } from "vitest";
+import { leaked, secretCases } from "../../../reliability/src/lib/secrets-corpus.mjs";
 import { INSPECTOR_CSP } from "../src/inspector/routes.js";
 import { ADMIN_TOKEN, call, GUIDE_PROPOSAL, hubPerTest, plantItems, projectWithAgent } from "./helpers.js";
 
@@ -491,6 +492,113 @@ describe("the pages", () => {
     expect((await get("/inspector/projects/empty/runs", cookie)).body).toContain(
       "No run of this project has finished",
     );
+  });
+
+  test("a step report's manifest is kept with its journal entry and each id shows on the run page, escaped", async () => {
+    const { key, state } = await records();
+    await call(hub.app, "POST", "/v1/projects/demo/runs", key, { workflow: "release", runId: "run-8" });
+    // An id may hold markup (an id has no white space, nothing more), and a caller may put a token in a gap.
+    const hostileId = "<script>alert(1)</script>";
+    const secret = secretCases(20261203).find((c) => c.kind === "github-classic-token")!.secret;
+    const manifest: StepManifest = {
+      attempt: 2,
+      agent: "planner",
+      role: "planner",
+      memoryRevision: `ctxrev_${"a".repeat(64)}`,
+      items: [
+        { id: state.id, section: "Current State", characters: 80, score: 1.5 },
+        { id: "mem_not-here", section: "Project Knowledge", characters: 40, score: 0.25 },
+        { id: hostileId, section: "Active Skills", characters: 30, score: 0 },
+      ],
+      gaps: ["dispatch_context_items_withheld:revoked:1", `dispatch_context_memory_rejected:${secret}`],
+      packetTokens: 120,
+      promptTokens: 160,
+    };
+    const report = (sent: unknown) =>
+      call(hub.app, "POST", "/v1/projects/demo/runs/run-8/journal", key, {
+        category: "observation",
+        stage: "plan",
+        summary: "Step plan (planner) attempt 2 completed with outcome done in 0.1 s",
+        manifest: sent,
+      });
+    const refused: Array<[string, unknown, string]> = [
+      [
+        "an unknown section",
+        { ...manifest, items: [{ ...manifest.items[0], section: "Elsewhere" }] },
+        "invalid_request",
+      ],
+      ["a field of text", { ...manifest, prompt: "the whole prompt" }, "invalid_request"],
+      [
+        "an id with a space",
+        { ...manifest, items: [{ ...manifest.items[0], id: "mem one" }] },
+        "invalid_request",
+      ],
+      ["attempt 0", { ...manifest, attempt: 0 }, "context_limits_exceeded"],
+      [
+        "too many items",
+        {
+          ...manifest,
+          items: Array.from({ length: LIMITS.maxPacketItems + 1 }, (_, index) => ({
+            id: `mem_${index}`,
+            section: "Project Knowledge",
+            characters: 1,
+            score: 0,
+          })),
+        },
+        "context_limits_exceeded",
+      ],
+      [
+        "too many gaps",
+        {
+          ...manifest,
+          gaps: Array.from({ length: LIMITS.maxManifestGaps + 1 }, (_, index) => `gap_${index}`),
+        },
+        "context_limits_exceeded",
+      ],
+      ["a gap too long", { ...manifest, gaps: ["g".repeat(LIMITS.refChars + 1)] }, "context_limits_exceeded"],
+    ];
+    for (const [what, sent, code] of refused) {
+      const response = await report(sent);
+      expect([what, response.statusCode, response.headers["content-type"], response.json().code]).toEqual([
+        what,
+        400,
+        "application/problem+json; charset=utf-8",
+        code,
+      ]);
+    }
+    const stored = await report(manifest);
+    expect(stored.statusCode, stored.body).toBe(201);
+    expect(stored.json().entry.manifest).toEqual({
+      ...manifest,
+      gaps: ["dispatch_context_items_withheld:revoked:1", "dispatch_context_memory_rejected:[redacted]"],
+    });
+    const entryId: string = stored.json().entry.id;
+
+    const { cookie } = await session();
+    const run = await get("/inspector/projects/demo/runs/run-8", cookie);
+    expect(run.statusCode).toBe(200);
+    expect(run.body).toContain("<h3>Step plan, attempt 2</h3>");
+    expect(run.body).toContain(
+      `<dt>Memory revision</dt><dd><code>ctxrev_${"a".repeat(64)}</code></dd>\n<dt>Tokens</dt><dd>120 in the packet, 160 in the prompt</dd>`,
+    );
+    expect(run.body).toContain(
+      "<dt>Gaps</dt><dd><code>dispatch_context_items_withheld:revoked:1</code>, <code>dispatch_context_memory_rejected:[redacted]</code></dd>",
+    );
+    expect(run.body).toContain(
+      `<dt>Report</dt><dd><a href="/inspector/projects/demo/items/journal_${entryId}"><code>journal_${entryId}</code></a></dd>`,
+    );
+    // The ids the pool holds link to their pages; the others are shown as they were reported.
+    expect(run.body).toContain(
+      `<td>Current State</td>\n<td><a href="/inspector/projects/demo/items/${state.id}"><code>${state.id}</code></a></td>\n<td class="num">80</td>\n<td class="num">1.5</td>`,
+    );
+    expect(run.body).toContain(
+      '<td>Project Knowledge</td>\n<td><code>mem_not-here</code></td>\n<td class="num">40</td>\n<td class="num">0.25</td>',
+    );
+    expect(run.body).toContain(
+      "<td>Active Skills</td>\n<td><code>&lt;script&gt;alert(1)&lt;/script&gt;</code></td>",
+    );
+    expect(run.body).not.toContain("<script>alert");
+    expect(leaked(secret, run.body + hub.rawLogs.join("\n"))).toBe(false);
   });
 
   test("an unknown project, packet or page is a 404 page, never a 500", async () => {
