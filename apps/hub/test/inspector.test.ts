@@ -4,6 +4,7 @@ import { deriveContextItem } from "@kxm/provenance";
 import type { LightMyRequestResponse } from "fastify";
 import { describe, expect, test } from "vitest";
 import { leaked, secretCases } from "../../../reliability/src/lib/secrets-corpus.mjs";
+import { readHubEnv } from "../src/env.js";
 import { INSPECTOR_CSP } from "../src/inspector/routes.js";
 import { ADMIN_TOKEN, call, GUIDE_PROPOSAL, hubPerTest, plantItems, projectWithAgent } from "./helpers.js";
 
@@ -142,7 +143,7 @@ describe("signing in", () => {
     expect([replay.statusCode, replay.headers.location]).toEqual([303, "/inspector/sign-in"]);
   });
 
-  test("sets an HttpOnly, SameSite=Strict session cookie holding a random id, not the token", async () => {
+  test("sets an HttpOnly, SameSite=Strict session cookie holding a random id, not the token, not Secure on http", async () => {
     await hub.start();
     const response = await signIn(ADMIN_TOKEN);
     expect(response.statusCode).toBe(303);
@@ -157,6 +158,38 @@ describe("signing in", () => {
     const page = await get("/inspector", cookie.split(";")[0]);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain("Signed in as the admin");
+  });
+
+  test("KXM_INSPECTOR_SECURE_COOKIE=1 sets the cookie Secure on plain http, as behind a TLS proxy", async () => {
+    const values: Array<[string | undefined, boolean]> = [
+      [undefined, false],
+      ["", false],
+      ["0", false],
+      ["false", false],
+      ["1", true],
+      ["true", true],
+    ];
+    for (const [value, secure] of values) {
+      const env = readHubEnv(value === undefined ? {} : { KXM_INSPECTOR_SECURE_COOKIE: value });
+      expect([value, env.inspectorSecureCookie]).toEqual([value, secure]);
+    }
+    for (const bad of ["yes", "on", "2", " 1"]) {
+      expect(() => readHubEnv({ KXM_INSPECTOR_SECURE_COOKIE: bad })).toThrow(
+        expect.objectContaining({
+          code: "invalid_usage",
+          message: "environment variable KXM_INSPECTOR_SECURE_COOKIE must be 1 or 0 (or true or false)",
+        }),
+      );
+    }
+    const { inspectorSecureCookie } = readHubEnv({ KXM_INSPECTOR_SECURE_COOKIE: "1" });
+    await hub.start({ inspectorSecureCookie });
+    const response = await signIn(ADMIN_TOKEN);
+    expect(response.statusCode).toBe(303);
+    const cookie = String(response.headers["set-cookie"]);
+    expect(cookie).toMatch(
+      /^kxm_inspector=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/inspector; HttpOnly; Secure; SameSite=Strict$/,
+    );
+    expect((await get("/inspector", cookie.split(";")[0])).statusCode).toBe(200);
   });
 
   test("refuses an agent key, a wrong token and an empty form alike, and never sets a cookie", async () => {
