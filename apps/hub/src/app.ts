@@ -63,6 +63,11 @@ export interface HubOptions {
   readonly version?: string;
   /** Browser origins `/mcp` accepts besides loopback ones (see `KXM_MCP_ALLOWED_ORIGINS`). */
   readonly mcpAllowedOrigins?: readonly string[];
+  /**
+   * Sets the inspector's session cookie `Secure` whatever the request's scheme (see `KXM_INSPECTOR_SECURE_COOKIE`),
+   * for a hub behind a TLS proxy that reaches it over plain http. Default: `Secure` only on an https request.
+   */
+  readonly inspectorSecureCookie?: boolean;
 }
 
 /** Route table entries by `<METHOD> <path pattern>`, to find a request's entry from its route. */
@@ -351,7 +356,7 @@ export async function buildHub(options: HubOptions): Promise<FastifyInstance> {
     });
   }
   registerMcp(app, hub, inProcess.value, options.mcpAllowedOrigins ?? []);
-  await registerInspector(app, hub);
+  await registerInspector(app, hub, { secureCookie: options.inspectorSecureCookie ?? false });
   return app;
 }
 

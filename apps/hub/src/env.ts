@@ -59,6 +59,11 @@ const EnvSchema = z.object({
       return origins;
     })
     .default([]),
+  /** Set the inspector's session cookie `Secure` on plain http too: for a hub behind a TLS proxy. */
+  KXM_INSPECTOR_SECURE_COOKIE: z
+    .enum(["0", "1", "false", "true"])
+    .transform((value) => value === "1" || value === "true")
+    .default(false),
 });
 
 const RULES: Readonly<Record<keyof z.input<typeof EnvSchema>, string>> = {
@@ -72,6 +77,7 @@ const RULES: Readonly<Record<keyof z.input<typeof EnvSchema>, string>> = {
   KXM_RATE_LIMIT: "must be a whole number of requests per minute from 1 to 1000000",
   KXM_SHUTDOWN_GRACE_MS: "must be a whole number of milliseconds from 0 to 600000",
   KXM_MCP_ALLOWED_ORIGINS: "must be comma-separated origins such as https://app.example.com (no path)",
+  KXM_INSPECTOR_SECURE_COOKIE: "must be 1 or 0 (or true or false)",
 };
 
 /** The hub's validated configuration. */
@@ -92,6 +98,8 @@ export interface HubEnv {
   readonly shutdownGraceMs: number;
   /** Origins `/mcp` accepts besides loopback ones (`KXM_MCP_ALLOWED_ORIGINS`), each as `URL.origin` gives it. */
   readonly mcpAllowedOrigins: readonly string[];
+  /** Whether the inspector's session cookie is always `Secure` (`KXM_INSPECTOR_SECURE_COOKIE`). */
+  readonly inspectorSecureCookie: boolean;
 }
 
 /**
@@ -127,5 +135,6 @@ export function readHubEnv(
     rateLimit: env.KXM_RATE_LIMIT,
     shutdownGraceMs: env.KXM_SHUTDOWN_GRACE_MS,
     mcpAllowedOrigins: env.KXM_MCP_ALLOWED_ORIGINS,
+    inspectorSecureCookie: env.KXM_INSPECTOR_SECURE_COOKIE,
   };
 }

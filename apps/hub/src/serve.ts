@@ -79,6 +79,7 @@ export async function serveHub(options: ServeHubOptions): Promise<ServingHub> {
       rateLimit: { max: env.rateLimit, timeWindowMs: 60_000 },
       retentionDays: env.retentionDays,
       mcpAllowedOrigins: env.mcpAllowedOrigins,
+      inspectorSecureCookie: env.inspectorSecureCookie,
       ...(options.version === undefined ? {} : { version: options.version }),
     });
     await purgeExpired(app);

@@ -16,6 +16,7 @@ describe("readHubEnv", () => {
       rateLimit: 600,
       mcpAllowedOrigins: [],
       shutdownGraceMs: 10_000,
+      inspectorSecureCookie: false,
     });
   });
 
@@ -32,6 +33,7 @@ describe("readHubEnv", () => {
           KXM_RATE_LIMIT: "120",
           KXM_MCP_ALLOWED_ORIGINS: "https://app.example.com, http://10.0.0.5:8080",
           KXM_SHUTDOWN_GRACE_MS: "2500",
+          KXM_INSPECTOR_SECURE_COOKIE: "true",
         },
         "/srv/repo",
       ),
@@ -45,6 +47,7 @@ describe("readHubEnv", () => {
       rateLimit: 120,
       mcpAllowedOrigins: ["https://app.example.com", "http://10.0.0.5:8080"],
       shutdownGraceMs: 2_500,
+      inspectorSecureCookie: true,
     });
     expect(readHubEnv({ KXM_AUTH_TOKEN: "", KXM_PORT: "" }, "/r")).toMatchObject({
       authToken: undefined,
@@ -62,6 +65,7 @@ describe("readHubEnv", () => {
     ["KXM_LOG_LEVEL", "loud"],
     ["KXM_RATE_LIMIT", "0"],
     ["KXM_AUTH_TOKEN", "short-secret"],
+    ["KXM_INSPECTOR_SECURE_COOKIE", "yes"],
   ])("an invalid %s (%s) is refused, naming the variable but not the value", (name, value) => {
     let thrown: unknown;
     try {

@@ -45,12 +45,13 @@ describe("the hub's configuration is documented", () => {
     (match) => match[1]!,
   );
 
-  test("env.ts reads the nine variables", () => {
+  test("env.ts reads the ten variables", () => {
     expect([...new Set(variables)].sort()).toEqual(
       [
         "KXM_AUTH_TOKEN",
         "KXM_DB_PATH",
         "KXM_HOST",
+        "KXM_INSPECTOR_SECURE_COOKIE",
         "KXM_LOG_LEVEL",
         "KXM_MCP_ALLOWED_ORIGINS",
         "KXM_PORT",

@@ -31,7 +31,10 @@ const GUIDE_IMAGES = fileURLToPath(new URL("../../../docs/guides/images/", impor
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const TASK = "Which branch do we release from?";
 
-/** Project demo with a promoted state value, a revoked evidence reference and a served packet; project docs too. */
+/**
+ * Project demo with a promoted state value, a revoked evidence reference, a run with a step report and a served
+ * packet; project docs too.
+ */
 async function records(): Promise<{ packetId: string; stateId: string }> {
   const key = await projectWithAgent(hub.app, "demo");
   await projectWithAgent(hub.app, "docs", "agent-writer");
@@ -66,6 +69,26 @@ async function records(): Promise<{ packetId: string; stateId: string }> {
     stage: "plan",
     summary: "Cut release 42 from the main branch",
   });
+  // A step report as `kxm run` sends it: what the step's prompt carried, by id.
+  const reported = await call(hub.app, "POST", "/v1/projects/demo/runs/release-42/journal", key, {
+    category: "observation",
+    stage: "plan",
+    summary: "Step plan (planner) attempt 1 completed with outcome done in 12.3 s",
+    manifest: {
+      attempt: 1,
+      agent: "planner",
+      role: "planner",
+      memoryRevision: "ctxrev_a8558995af630f0a3eb247560aa83d0d80f1e88f6df05ff5e14e33ca76fb9741",
+      items: [
+        { id: state.id, section: "Current State", characters: 92, score: 3.25 },
+        { id: "mem_release-checklist", section: "Project Knowledge", characters: 61, score: 1.5 },
+      ],
+      gaps: ["dispatch_context_items_withheld:revoked:1"],
+      packetTokens: 164,
+      promptTokens: 201,
+    },
+  });
+  expect(reported.statusCode, reported.body).toBe(201);
   const step = await call(hub.app, "POST", "/v1/projects/demo/context", key, {
     role: "planner",
     task: TASK,
@@ -149,6 +172,7 @@ test("signs in, shows projects, a packet with its replay and an item, with no po
     await page.getByRole("link", { name: "release-42" }).click();
     await page.waitForURL(`${origin}/inspector/projects/demo/runs/release-42`);
     expect(await page.locator("h1").textContent()).toBe("Run release-42");
+    expect(await page.locator("h3").allTextContents()).toEqual(["Step plan, attempt 1"]);
     await shot(page, images, "run");
     expect(problems).toEqual([]);
 

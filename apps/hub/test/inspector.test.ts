@@ -1,8 +1,10 @@
 import { itemTokens } from "@kxm/arbiter";
-import { type ContextItem, LIMITS } from "@kxm/contract";
+import { type ContextItem, LIMITS, type StepManifest } from "@kxm/contract";
 import { deriveContextItem } from "@kxm/provenance";
 import type { LightMyRequestResponse } from "fastify";
 import { describe, expect, test } from "vitest";
+import { leaked, secretCases } from "../../../reliability/src/lib/secrets-corpus.mjs";
+import { readHubEnv } from "../src/env.js";
 import { INSPECTOR_CSP } from "../src/inspector/routes.js";
 import { ADMIN_TOKEN, call, GUIDE_PROPOSAL, hubPerTest, plantItems, projectWithAgent } from "./helpers.js";
 
@@ -141,7 +143,7 @@ describe("signing in", () => {
     expect([replay.statusCode, replay.headers.location]).toEqual([303, "/inspector/sign-in"]);
   });
 
-  test("sets an HttpOnly, SameSite=Strict session cookie holding a random id, not the token", async () => {
+  test("sets an HttpOnly, SameSite=Strict session cookie holding a random id, not the token, not Secure on http", async () => {
     await hub.start();
     const response = await signIn(ADMIN_TOKEN);
     expect(response.statusCode).toBe(303);
@@ -156,6 +158,38 @@ describe("signing in", () => {
     const page = await get("/inspector", cookie.split(";")[0]);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain("Signed in as the admin");
+  });
+
+  test("KXM_INSPECTOR_SECURE_COOKIE=1 sets the cookie Secure on plain http, as behind a TLS proxy", async () => {
+    const values: Array<[string | undefined, boolean]> = [
+      [undefined, false],
+      ["", false],
+      ["0", false],
+      ["false", false],
+      ["1", true],
+      ["true", true],
+    ];
+    for (const [value, secure] of values) {
+      const env = readHubEnv(value === undefined ? {} : { KXM_INSPECTOR_SECURE_COOKIE: value });
+      expect([value, env.inspectorSecureCookie]).toEqual([value, secure]);
+    }
+    for (const bad of ["yes", "on", "2", " 1"]) {
+      expect(() => readHubEnv({ KXM_INSPECTOR_SECURE_COOKIE: bad })).toThrow(
+        expect.objectContaining({
+          code: "invalid_usage",
+          message: "environment variable KXM_INSPECTOR_SECURE_COOKIE must be 1 or 0 (or true or false)",
+        }),
+      );
+    }
+    const { inspectorSecureCookie } = readHubEnv({ KXM_INSPECTOR_SECURE_COOKIE: "1" });
+    await hub.start({ inspectorSecureCookie });
+    const response = await signIn(ADMIN_TOKEN);
+    expect(response.statusCode).toBe(303);
+    const cookie = String(response.headers["set-cookie"]);
+    expect(cookie).toMatch(
+      /^kxm_inspector=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/inspector; HttpOnly; Secure; SameSite=Strict$/,
+    );
+    expect((await get("/inspector", cookie.split(";")[0])).statusCode).toBe(200);
   });
 
   test("refuses an agent key, a wrong token and an empty form alike, and never sets a cookie", async () => {
@@ -491,6 +525,113 @@ describe("the pages", () => {
     expect((await get("/inspector/projects/empty/runs", cookie)).body).toContain(
       "No run of this project has finished",
     );
+  });
+
+  test("a step report's manifest is kept with its journal entry and each id shows on the run page, escaped", async () => {
+    const { key, state } = await records();
+    await call(hub.app, "POST", "/v1/projects/demo/runs", key, { workflow: "release", runId: "run-8" });
+    // An id may hold markup (an id has no white space, nothing more), and a caller may put a token in a gap.
+    const hostileId = "<script>alert(1)</script>";
+    const secret = secretCases(20261203).find((c) => c.kind === "github-classic-token")!.secret;
+    const manifest: StepManifest = {
+      attempt: 2,
+      agent: "planner",
+      role: "planner",
+      memoryRevision: `ctxrev_${"a".repeat(64)}`,
+      items: [
+        { id: state.id, section: "Current State", characters: 80, score: 1.5 },
+        { id: "mem_not-here", section: "Project Knowledge", characters: 40, score: 0.25 },
+        { id: hostileId, section: "Active Skills", characters: 30, score: 0 },
+      ],
+      gaps: ["dispatch_context_items_withheld:revoked:1", `dispatch_context_memory_rejected:${secret}`],
+      packetTokens: 120,
+      promptTokens: 160,
+    };
+    const report = (sent: unknown) =>
+      call(hub.app, "POST", "/v1/projects/demo/runs/run-8/journal", key, {
+        category: "observation",
+        stage: "plan",
+        summary: "Step plan (planner) attempt 2 completed with outcome done in 0.1 s",
+        manifest: sent,
+      });
+    const refused: Array<[string, unknown, string]> = [
+      [
+        "an unknown section",
+        { ...manifest, items: [{ ...manifest.items[0], section: "Elsewhere" }] },
+        "invalid_request",
+      ],
+      ["a field of text", { ...manifest, prompt: "the whole prompt" }, "invalid_request"],
+      [
+        "an id with a space",
+        { ...manifest, items: [{ ...manifest.items[0], id: "mem one" }] },
+        "invalid_request",
+      ],
+      ["attempt 0", { ...manifest, attempt: 0 }, "context_limits_exceeded"],
+      [
+        "too many items",
+        {
+          ...manifest,
+          items: Array.from({ length: LIMITS.maxPacketItems + 1 }, (_, index) => ({
+            id: `mem_${index}`,
+            section: "Project Knowledge",
+            characters: 1,
+            score: 0,
+          })),
+        },
+        "context_limits_exceeded",
+      ],
+      [
+        "too many gaps",
+        {
+          ...manifest,
+          gaps: Array.from({ length: LIMITS.maxManifestGaps + 1 }, (_, index) => `gap_${index}`),
+        },
+        "context_limits_exceeded",
+      ],
+      ["a gap too long", { ...manifest, gaps: ["g".repeat(LIMITS.refChars + 1)] }, "context_limits_exceeded"],
+    ];
+    for (const [what, sent, code] of refused) {
+      const response = await report(sent);
+      expect([what, response.statusCode, response.headers["content-type"], response.json().code]).toEqual([
+        what,
+        400,
+        "application/problem+json; charset=utf-8",
+        code,
+      ]);
+    }
+    const stored = await report(manifest);
+    expect(stored.statusCode, stored.body).toBe(201);
+    expect(stored.json().entry.manifest).toEqual({
+      ...manifest,
+      gaps: ["dispatch_context_items_withheld:revoked:1", "dispatch_context_memory_rejected:[redacted]"],
+    });
+    const entryId: string = stored.json().entry.id;
+
+    const { cookie } = await session();
+    const run = await get("/inspector/projects/demo/runs/run-8", cookie);
+    expect(run.statusCode).toBe(200);
+    expect(run.body).toContain("<h3>Step plan, attempt 2</h3>");
+    expect(run.body).toContain(
+      `<dt>Memory revision</dt><dd><code>ctxrev_${"a".repeat(64)}</code></dd>\n<dt>Tokens</dt><dd>120 in the packet, 160 in the prompt</dd>`,
+    );
+    expect(run.body).toContain(
+      "<dt>Gaps</dt><dd><code>dispatch_context_items_withheld:revoked:1</code>, <code>dispatch_context_memory_rejected:[redacted]</code></dd>",
+    );
+    expect(run.body).toContain(
+      `<dt>Report</dt><dd><a href="/inspector/projects/demo/items/journal_${entryId}"><code>journal_${entryId}</code></a></dd>`,
+    );
+    // The ids the pool holds link to their pages; the others are shown as they were reported.
+    expect(run.body).toContain(
+      `<td>Current State</td>\n<td><a href="/inspector/projects/demo/items/${state.id}"><code>${state.id}</code></a></td>\n<td class="num">80</td>\n<td class="num">1.5</td>`,
+    );
+    expect(run.body).toContain(
+      '<td>Project Knowledge</td>\n<td><code>mem_not-here</code></td>\n<td class="num">40</td>\n<td class="num">0.25</td>',
+    );
+    expect(run.body).toContain(
+      "<td>Active Skills</td>\n<td><code>&lt;script&gt;alert(1)&lt;/script&gt;</code></td>",
+    );
+    expect(run.body).not.toContain("<script>alert");
+    expect(leaked(secret, run.body + hub.rawLogs.join("\n"))).toBe(false);
   });
 
   test("an unknown project, packet or page is a 404 page, never a 500", async () => {

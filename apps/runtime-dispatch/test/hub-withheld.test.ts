@@ -4,11 +4,19 @@ import { readHubEnv, type ServingHub, serveHub } from "@kxm/hub";
 import { freePort } from "@kxm/test-support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderStep } from "../src/dispatch/dispatch.js";
-import { buildRun, executeRun, hubWithheld, readManifests, type WithheldLookup } from "../src/index.js";
+import {
+  buildRun,
+  executeRun,
+  hubReporter,
+  hubWithheld,
+  readManifests,
+  type WithheldLookup,
+} from "../src/index.js";
 import { commitAll, gitRepo, NOW, promotedSkill, put, putFact, tempDir, workflow } from "./support/repo.js";
 
-// Dispatch context leaves out what the run's hub withholds (decision 0017): a real hub in this process on a
-// loopback port, with a real SQLite file, serving the run's own git checkout.
+// Dispatch context leaves out what the run's hub withholds (decision 0017), and each step report carries the
+// step's manifest: a real hub in this process on a loopback port, with a real SQLite file, serving the run's own
+// git checkout.
 
 const ADMIN = "admin-token-for-dispatch-tests-0123456789";
 const PNPM = "Use pnpm, not npm, in this repository";
@@ -149,5 +157,58 @@ describe("dispatch context with a hub", () => {
     expect(manifests.flatMap((manifest) => manifest.items.map((item) => item.id))).not.toContain(
       "mem_keep-changelog",
     );
+  }, 30_000);
+
+  it("reports each step's manifest with its journal entry, and the inspector's run page shows it", async () => {
+    await admin("POST", "/v1/projects/demo/revocations", { target: "item", value: skillId, reason: "stale" });
+    const out = await tempDir("kxm-fake-agent-out-");
+    const target = { url: hub.url, token: key };
+    const executed = await executeRun({
+      root,
+      workflow: workflow(),
+      prompt: "Fix the flaky release test.",
+      runId: "run_reported",
+      project: "demo",
+      now: () => NOW,
+      env: { ...process.env, FAKE_AGENT_OUT: out },
+      withheld: hubWithheld(target),
+      reporter: hubReporter(target),
+    });
+    expect(executed.steps.map((step) => step.hub)).toEqual(["reported", "reported"]);
+    const manifests = await readManifests(root, "run_reported");
+    expect(manifests.map((manifest) => [manifest.stepId, manifest.gaps])).toEqual([
+      ["plan", ["dispatch_context_items_withheld:revoked:1"]],
+      ["implement", ["dispatch_context_items_withheld:revoked:1"]],
+    ]);
+    expect(manifests[1]!.items.map((item) => item.id)).toContain("mem_use-pnpm");
+
+    const signedIn = await fetch(`${hub.url}/inspector/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: ADMIN }).toString(),
+      redirect: "manual",
+    });
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+    const page = await fetch(`${hub.url}/inspector/projects/demo/runs/run_reported`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    for (const manifest of manifests) {
+      expect(html).toContain(`<h3>Step ${manifest.stepId}, attempt ${manifest.attempt}</h3>`);
+      expect(html).toContain(
+        `<dt>Agent</dt><dd><code>${manifest.agent}</code>, role ${manifest.role}</dd>\n<dt>Memory revision</dt><dd><code>${manifest.memoryRevision}</code></dd>\n<dt>Tokens</dt><dd>${manifest.packetTokens} in the packet, ${manifest.promptTokens} in the prompt</dd>\n<dt>Gaps</dt><dd><code>dispatch_context_items_withheld:revoked:1</code></dd>`,
+      );
+      for (const { id, section, characters, score } of manifest.items) {
+        // Authored memory is the hub's too, so it links to its item page; the runner's own episodes are not.
+        const shown = id.startsWith("mem_")
+          ? `<a href="/inspector/projects/demo/items/${id}"><code>${id}</code></a>`
+          : `<code>${id}</code>`;
+        expect(html).toContain(
+          `<td>${section}</td>\n<td>${shown}</td>\n<td class="num">${characters}</td>\n<td class="num">${score}</td>`,
+        );
+      }
+    }
+    // Ids and counts, never the text the prompt carried.
+    expect(html).not.toContain(PNPM);
   }, 30_000);
 });

@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { LIMITS, StepManifestSchema } from "@kxm/contract";
 import { computeMemoryRevision } from "@kxm/memory-git";
 import { describe, expect, it } from "vitest";
 import { createRun, loadRun, prepareStep } from "../src/index.js";
-import { manifestPath } from "../src/runs/manifest.js";
+import { manifestPath, stepManifest } from "../src/runs/manifest.js";
 import { commitAll, gitRepo, NOW, promotedSkill, putFact, startRun, workflow } from "./support/repo.js";
 
 describe("runs", () => {
@@ -70,6 +71,45 @@ describe("manifests and determinism", () => {
       expect(lines.some((line) => line.startsWith("- ") && line.length === item.characters)).toBe(true);
       expect(typeof item.score).toBe("number");
     }
+  });
+
+  it("reports a manifest to the hub as ids and counts, at most the contract's items and gaps", async () => {
+    const root = await project();
+    const run = await startRun(root);
+    const { manifest } = await prepareStep({ root, run, stepId: "implement", attempt: 1 });
+    const reported = stepManifest(manifest);
+    expect(reported).toEqual({
+      attempt: 1,
+      agent: "implementer",
+      role: "implementer",
+      memoryRevision: run.memoryRevision,
+      items: manifest.items,
+      gaps: [],
+      packetTokens: manifest.packetTokens,
+      promptTokens: manifest.promptTokens,
+    });
+    expect(StepManifestSchema.parse(reported)).toEqual(reported);
+
+    const item = manifest.items[0]!;
+    const many = {
+      ...manifest,
+      items: Array.from({ length: LIMITS.maxPacketItems + 3 }, (_, index) => ({
+        ...item,
+        id: `mem_${index}`,
+      })),
+      gaps: [
+        "g".repeat(LIMITS.refChars + 1),
+        ...Array.from({ length: LIMITS.maxManifestGaps + 1 }, (_, index) => `gap_${index}`),
+      ],
+    };
+    const capped = stepManifest(many);
+    expect(capped.items.map((entry) => entry.id)).toEqual(
+      many.items.slice(0, LIMITS.maxPacketItems).map((entry) => entry.id),
+    );
+    expect(capped.omittedItems).toBe(3);
+    expect(capped.gaps).toEqual(many.gaps.slice(1, LIMITS.maxManifestGaps + 1));
+    expect(capped.omittedGaps).toBe(2);
+    expect(StepManifestSchema.safeParse(capped).success).toBe(true);
   });
 
   it("records withheld context as a gap in the manifest, never in the prompt", async () => {

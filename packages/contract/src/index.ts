@@ -13,7 +13,16 @@ export {
   TimestampSchema,
 } from "./fields.js";
 export { type ContextItem, ContextItemSchema, type Provenance, ProvenanceSchema } from "./item.js";
-export { type JournalEntry, JournalEntrySchema, type JournalReview, JournalReviewSchema } from "./journal.js";
+export {
+  type JournalEntry,
+  JournalEntrySchema,
+  type JournalReview,
+  JournalReviewSchema,
+  PROMPT_SECTIONS,
+  type PromptSection,
+  type StepManifest,
+  StepManifestSchema,
+} from "./journal.js";
 export { LIMITS } from "./limits.js";
 export { compareCodeUnits } from "./order.js";
 export {

@@ -46,4 +46,6 @@ export const LIMITS = {
   maxTokenChars: 64,
   /** Near misses named in one packet's audit: the best candidates that did not win a slot. */
   maxNearMisses: 8,
+  /** Gap codes in one step report's manifest (its items are at most `maxPacketItems`). */
+  maxManifestGaps: 64,
 } as const;

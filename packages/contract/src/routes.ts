@@ -9,7 +9,7 @@ import {
   TimestampSchema,
 } from "./fields.js";
 import { ContextItemSchema } from "./item.js";
-import { JournalEntrySchema, JournalReviewSchema } from "./journal.js";
+import { JournalEntrySchema, JournalReviewSchema, StepManifestSchema } from "./journal.js";
 import { LIMITS } from "./limits.js";
 import {
   AssembledPacketSchema,
@@ -357,6 +357,7 @@ export const ROUTES = {
       summary: z.string(),
       stage: z.string().trim().min(1).max(LIMITS.roleChars).optional(),
       evidenceRefs: RefListSchema.optional(),
+      manifest: StepManifestSchema.optional(),
     }),
     status: 201,
     response: z.object({ entry: JournalEntrySchema }),

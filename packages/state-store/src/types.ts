@@ -11,6 +11,7 @@ import type {
   ReviewedJournalEntry,
   Revocation,
   RunRecord,
+  StepManifest,
   StoredPacket,
   Tombstone,
 } from "@kxm/contract";
@@ -101,6 +102,8 @@ export interface AppendJournalInput {
   summary: string;
   stage?: string;
   evidenceRefs?: string[];
+  /** A step report's manifest: the ids of what the step attempt's prompt carried. */
+  manifest?: StepManifest;
 }
 
 /** An operator's review of a journal entry (the wiki compiles only reviewed entries of finished runs). */

@@ -291,8 +291,9 @@ export async function runsPage(call: PageCall, params: unknown, query: { cursor?
 }
 
 /**
- * One run: its episode once it finished, its journal entries by stage, and the packets served to it, which are
- * what each step's prompt carried. A run the project has no record of is a 404.
+ * One run: its episode once it finished, its journal entries by stage, each step report's manifest (what the
+ * step's prompt carried, by id, each id the pool holds linking to its page), and the packets the hub served to the
+ * run. A run the project has no record of is a 404.
  */
 export async function runPage(call: PageCall, params: unknown) {
   const { project, runId } = pathParams(ROUTES.finishRun.params, params, "run");
@@ -307,5 +308,21 @@ export async function runPage(call: PageCall, params: unknown) {
   if (episode === undefined && journal.length === 0 && packets.length === 0) {
     throw new KxmError("not_found", `project ${project} has no record of run ${runId}`);
   }
-  return { project, runId, episode, journal: journal.map(({ entry, item }) => ({ entry, item })), packets };
+  const steps = journal.flatMap(({ entry, item }) =>
+    entry.manifest === undefined ? [] : [{ entry, item, manifest: entry.manifest }],
+  );
+  const linked = new Set(
+    steps
+      .flatMap(({ manifest }) => manifest.items.map((carried) => carried.id))
+      .filter((id) => poolItem(pool, id) !== undefined),
+  );
+  return {
+    project,
+    runId,
+    episode,
+    journal: journal.map(({ entry, item }) => ({ entry, item })),
+    steps,
+    linked,
+    packets,
+  };
 }

@@ -83,11 +83,21 @@ async function htmxSource(): Promise<Buffer> {
   return readFile(createRequire(import.meta.url).resolve("htmx.org/dist/htmx.min.js"));
 }
 
+/** How the inspector is served. */
+export interface InspectorOptions {
+  /** Sets the session cookie `Secure` on every sign-in, not only on one that came over https. */
+  readonly secureCookie: boolean;
+}
+
 /**
  * Registers the inspector's pages and assets under `/inspector` in their own Fastify scope (its own cookie and
  * form parsing, error pages instead of problem documents), over the same services as the API routes.
  */
-export async function registerInspector(app: FastifyInstance, hub: HubServices): Promise<void> {
+export async function registerInspector(
+  app: FastifyInstance,
+  hub: HubServices,
+  options: InspectorOptions,
+): Promise<void> {
   const sessions = new InspectorSessions(hub.store, hub.now);
   const htmx = await htmxSource();
   const css = await readFile(join(ASSETS, "inspector.css"));
@@ -187,7 +197,8 @@ export async function registerInspector(app: FastifyInstance, hub: HubServices):
           httpOnly: true,
           sameSite: "strict",
           path: "/inspector",
-          secure: request.protocol === "https",
+          // Behind a TLS proxy the hub sees plain http: the operator says so (KXM_INSPECTOR_SECURE_COOKIE).
+          secure: options.secureCookie || request.protocol === "https",
           maxAge: SESSION_LIFETIME_MS / 1000,
         });
         return reply.redirect("/inspector", 303);

@@ -50,6 +50,7 @@ export const appendJournal: RouteHandler<"appendJournal"> = async ({ params, bod
       summary: body.summary,
       ...(body.stage === undefined ? {} : { stage: body.stage }),
       ...(body.evidenceRefs === undefined ? {} : { evidenceRefs: body.evidenceRefs }),
+      ...(body.manifest === undefined ? {} : { manifest: body.manifest }),
     },
     hub.now(),
   );
@@ -60,6 +61,7 @@ export const appendJournal: RouteHandler<"appendJournal"> = async ({ params, bod
     entryId: entry.id,
     category: entry.category,
     summaryChars: entry.summary.length,
+    manifestItems: entry.manifest?.items.length ?? 0,
   });
   return { entry };
 };

@@ -1,4 +1,5 @@
 import { estimateTokens } from "@kxm/arbiter";
+import type { PromptSection } from "@kxm/contract";
 import type { WorkflowStep } from "../definitions/workflow.js";
 import type { Run } from "../runs/runs.js";
 import type { ContextEntry, DispatchContext } from "./dispatch-context.js";
@@ -20,15 +21,6 @@ export interface PredecessorOutput {
   artifacts: string[];
   snippet?: string;
 }
-
-/** The subsections of Environment & Memory, as headings. */
-type PromptSection =
-  | "Shared Defaults"
-  | "Current State"
-  | "Recent Episodes"
-  | "Project Knowledge"
-  | "Active Skills"
-  | "Active Contradictions";
 
 /** One item that reached the prompt. */
 export interface DeliveredItem {

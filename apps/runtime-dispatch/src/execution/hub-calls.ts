@@ -1,6 +1,7 @@
 import type { WorkflowStep } from "../definitions/workflow.js";
 import type { ReportResult, RunReporter } from "../hub/hub-report.js";
 import type { Episode } from "../learning/episodes.js";
+import { type DispatchManifest, stepManifest } from "../runs/manifest.js";
 import type { StepResult } from "../runs/results.js";
 import type { Run } from "../runs/runs.js";
 import type { RunLog } from "./events.js";
@@ -30,7 +31,10 @@ export function hubCalls(log: RunLog, run: Run, progress: (progress: RunProgress
   };
 }
 
-/** Tells the hub of a finished step attempt (a journal entry, its episode) and returns the result's `hub` field. */
+/**
+ * Tells the hub of a finished step attempt (a journal entry with its manifest, its episode) and returns the
+ * result's `hub` field.
+ */
 export async function reportStep(
   report: HubCall,
   reporter: RunReporter | undefined,
@@ -38,6 +42,7 @@ export async function reportStep(
   step: WorkflowStep,
   result: StepResult,
   episode: Episode,
+  manifest: DispatchManifest,
 ): Promise<string> {
   if (!reporter) return hubField(undefined);
   const sent = await report("appendJournal", () =>
@@ -51,6 +56,7 @@ export async function reportStep(
       failure: episode.failure,
       durationMs: result.durationMs,
       evidenceRefs: result.evidence.map((line) => line.ref),
+      manifest: stepManifest(manifest),
     }),
   );
   return hubField(sent);

@@ -140,7 +140,8 @@ async function runSteps(
           {
             ...hooks,
             // Told to the hub before the attempt's result is written, so the result records how that went.
-            reportStep: (finished, told) => reportStep(report, options.reporter, run, step, finished, told),
+            reportStep: (finished, told, manifest) =>
+              reportStep(report, options.reporter, run, step, finished, told, manifest),
           },
           { attempt, previousFailureKey, settings },
         );

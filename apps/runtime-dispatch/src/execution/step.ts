@@ -6,6 +6,7 @@ import { prepareStep } from "../dispatch/dispatch.js";
 import type { PredecessorOutput } from "../dispatch/prompt.js";
 import { appendEpisode, type Episode, normalizeFailure } from "../learning/episodes.js";
 import type { LearningSettings } from "../learning/settings.js";
+import type { DispatchManifest } from "../runs/manifest.js";
 import { STEP_RESULT_SCHEMA, type StepResult } from "../runs/results.js";
 import { jsonText, type Run } from "../runs/runs.js";
 import { runAgent } from "./adapter.js";
@@ -23,8 +24,11 @@ export interface StepHooks {
   log: RunLog;
   progress: (progress: RunProgress) => void;
   now: () => Date;
-  /** Tells the hub of the finished attempt, before its result is written; returns the result's `hub` field. */
-  reportStep: (result: StepResult, episode: Episode) => Promise<string>;
+  /**
+   * Tells the hub of the finished attempt and what its prompt carried, before its result is written; returns the
+   * result's `hub` field.
+   */
+  reportStep: (result: StepResult, episode: Episode, manifest: DispatchManifest) => Promise<string>;
 }
 
 /** Which attempt of its step this is, and the failure key a failure of it would repeat. */
@@ -167,7 +171,7 @@ export async function runStep(
     result.reason = `the same failure twice: ${failure}`;
   }
   const episode = attemptEpisode(run, step, result, reported, failure);
-  result.hub = await hooks.reportStep(result, episode);
+  result.hub = await hooks.reportStep(result, episode, manifest);
   await writeFileWhole(files.result, jsonText(result));
   await appendEpisode(root, episode);
   log.event("agent_step_finished", {

@@ -1,11 +1,12 @@
-import { isKxmError, RefListSchema } from "@kxm/contract";
+import { isKxmError, RefListSchema, type StepManifest, StepManifestSchema } from "@kxm/contract";
 import { createHubClient, type HubClient } from "@kxm/contract/client";
 import type { Run } from "../runs/runs.js";
 
 // Step outcomes reported to a hub, when one is configured, through the contract's client only. Reporting is a
 // courtesy: a hub that is down, slow or refuses a call never stops a run. Nothing of the prompt, the agent's output
-// or memory is sent: a run's record, one journal entry per step (what happened, never what was said), and the
-// finish that yields the run's episode.
+// or memory is sent: a run's record, one journal entry per step (what happened, never what was said) with the
+// step's manifest (the ids of what its prompt carried, never their text), and the finish that yields the run's
+// episode.
 
 /** Each call to the hub (a report, the withheld lookup) gets this long. */
 export const HUB_TIMEOUT_MS = 5_000;
@@ -32,6 +33,8 @@ export interface StepReport {
   failure: string;
   durationMs: number | null;
   evidenceRefs: string[];
+  /** What the attempt's prompt carried (`stepManifest` of its manifest). */
+  manifest: StepManifest;
 }
 
 export interface RunOutcomeReport {
@@ -101,6 +104,8 @@ export function hubReporter(target: HubReportTarget): RunReporter {
     async stepFinished(run, step) {
       if (!recorded) return skipped;
       const refs = RefListSchema.safeParse(step.evidenceRefs);
+      // Built from checked ids, so it fits the contract; were it not to, the step is still reported without it.
+      const manifest = StepManifestSchema.safeParse(step.manifest);
       return attempt(() =>
         client.appendJournal({
           params: { project: run.project, runId: run.runId },
@@ -109,6 +114,7 @@ export function hubReporter(target: HubReportTarget): RunReporter {
             summary: stepSummary(step),
             stage: step.stepId,
             ...(refs.success && refs.data.length > 0 ? { evidenceRefs: refs.data } : {}),
+            ...(manifest.success ? { manifest: manifest.data } : {}),
           },
         }),
       );

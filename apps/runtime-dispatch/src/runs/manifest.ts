@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { LIMITS, type StepManifest } from "@kxm/contract";
 import { writeFileWhole } from "@kxm/memory-git";
 import type { DeliveredItem, RenderedPrompt } from "../dispatch/prompt.js";
 import { jsonText, type Run, runDir } from "./runs.js";
@@ -61,4 +62,29 @@ export async function writeManifest(root: string, manifest: DispatchManifest): P
   const path = manifestPath(root, manifest.runId, manifest.stepId, manifest.attempt);
   await writeFileWhole(path, jsonText(manifest));
   return path;
+}
+
+/**
+ * What a step report tells the hub of a manifest: its ids and metadata (never a packet's text), at most
+ * `LIMITS.maxPacketItems` items and `LIMITS.maxManifestGaps` gaps, the rest counted as omitted (a gap too long for
+ * the contract counts as omitted as well). The manifest file keeps them all.
+ */
+export function stepManifest(manifest: DispatchManifest): StepManifest {
+  const items = manifest.items.slice(0, LIMITS.maxPacketItems);
+  const fitting = manifest.gaps.filter((gap) => gap.length <= LIMITS.refChars);
+  const gaps = fitting.slice(0, LIMITS.maxManifestGaps);
+  const omittedItems = manifest.items.length - items.length;
+  const omittedGaps = manifest.gaps.length - gaps.length;
+  return {
+    attempt: manifest.attempt,
+    agent: manifest.agent,
+    role: manifest.role,
+    memoryRevision: manifest.memoryRevision,
+    items: items.map(({ id, section, characters, score }) => ({ id, section, characters, score })),
+    ...(omittedItems > 0 ? { omittedItems } : {}),
+    gaps,
+    ...(omittedGaps > 0 ? { omittedGaps } : {}),
+    packetTokens: manifest.packetTokens,
+    promptTokens: manifest.promptTokens,
+  };
 }

@@ -1,5 +1,12 @@
-import { type JournalEntry, JournalEntrySchema, KxmError, LIMITS, parseOrThrow } from "@kxm/contract";
-import { journalEntryToItem, redactRefs, redactSecrets } from "@kxm/provenance";
+import {
+  type JournalEntry,
+  JournalEntrySchema,
+  KxmError,
+  LIMITS,
+  parseOrThrow,
+  type StepManifest,
+} from "@kxm/contract";
+import { journalEntryToItem, redactRef, redactRefs, redactSecrets } from "@kxm/provenance";
 import { randomId } from "../ids.js";
 import { isoTime } from "../time.js";
 import type { AppendJournalInput } from "../types.js";
@@ -7,7 +14,7 @@ import type { AppendJournalInput } from "../types.js";
 /**
  * A new journal entry (docs/reference/behaviour.md section 6): id `j_<24 hex>`, `createdAt` = now, summary trimmed and redacted, stage redacted,
  * evidence references redacted (equal ones merged), keys in the schema's order, no empty `evidenceRefs`. Refuses a malformed entry (`invalid_request` or
- * `context_limits_exceeded`), and a lesson or skill-candidate without evidence (400 `journal_evidence_required`,
+ * `context_limits_exceeded`; a step manifest is checked with it), and a lesson or skill-candidate without evidence (400 `journal_evidence_required`,
  * through `journalEntryToItem`, so the entry is sure to become a valid item).
  */
 export function buildJournalEntry(input: AppendJournalInput, now: Date): JournalEntry {
@@ -18,6 +25,7 @@ export function buildJournalEntry(input: AppendJournalInput, now: Date): Journal
   if (input.evidenceRefs !== undefined && input.evidenceRefs.length > 0)
     raw.evidenceRefs = input.evidenceRefs;
   raw.createdAt = isoTime(now, "now");
+  if (input.manifest !== undefined) raw.manifest = input.manifest;
   const parsed = parseOrThrow(JournalEntrySchema, raw, "invalid_request", "journal entry");
   const summary = redactSecrets(parsed.summary);
   if (summary.length > LIMITS.summaryChars) {
@@ -31,6 +39,22 @@ export function buildJournalEntry(input: AppendJournalInput, now: Date): Journal
   if (parsed.stage !== undefined) entry.stage = redactSecrets(parsed.stage);
   // The stored entry is what packets and the wiki read, so its references are redacted too (merged when equal).
   if (parsed.evidenceRefs !== undefined) entry.evidenceRefs = redactRefs(parsed.evidenceRefs);
+  if (parsed.manifest !== undefined) entry.manifest = redactManifest(parsed.manifest);
   journalEntryToItem(entry);
   return entry;
+}
+
+/**
+ * A manifest's names redacted as a stage is: it holds ids and gap codes only, but nothing stops a caller from
+ * putting a token in one. The counts and scores are numbers, so stay.
+ */
+function redactManifest(manifest: StepManifest): StepManifest {
+  return {
+    ...manifest,
+    agent: redactSecrets(manifest.agent),
+    role: redactSecrets(manifest.role),
+    memoryRevision: manifest.memoryRevision === null ? null : redactSecrets(manifest.memoryRevision),
+    items: manifest.items.map((item) => ({ ...item, id: redactSecrets(item.id) })),
+    gaps: manifest.gaps.map(redactRef),
+  };
 }
