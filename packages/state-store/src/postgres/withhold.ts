@@ -85,7 +85,7 @@ async function findEntry(tx: Pg, project: string, id: string) {
  * That is not SQLite's `secure_delete`: VACUUM marks the space free without zeroing it (new rows overwrite it in
  * time), skips tuples an older open snapshot may still see, and the WAL segments (and any archive or replica)
  * keep the content until they are recycled. A full wipe is the database operator's: `VACUUM FULL`, then rotating
- * the WAL and its archives.
+ * the WAL and its archives. `db` must be the database, not a transaction (VACUUM would fail in one).
  */
 export async function forget(
   db: Pg,
