@@ -1,6 +1,7 @@
 import { isKxmError } from "@kxm/contract";
 import { describe, expect, test } from "vitest";
 import type { PacketRecordInput } from "../src/index.js";
+import { rawQuery } from "./support/raw-sql.js";
 import { packetRecord } from "./support/state-fixtures.js";
 import { at, T0, tempStore } from "./support/temp-store.js";
 
@@ -45,6 +46,29 @@ describe("stored packets", () => {
       store.recordPackets([record("demo", id(1), at(T0)), record("nowhere", id(2), at(T0))]),
     ).rejects.toThrow();
     expect(await store.getPacket("demo", id(1))).toBeUndefined();
+  });
+
+  test("a large batch is stored whole or, with one unknown project in it, not at all", async () => {
+    const { store, file } = await tempStore();
+    await store.createProject({ id: "demo" }, at(T0));
+    const batch = Array.from({ length: 1_200 }, (_, n) => record("demo", id(n), at(T0, n)));
+    await expect(store.recordPackets([...batch, record("nowhere", id(0), at(T0))])).rejects.toThrow();
+    const stored = async () => {
+      const [row] = await rawQuery(
+        file,
+        "select count(*) as n, count(inputs) as inputs, sum(times_served) as served from packet_audits",
+      );
+      return { n: Number(row?.n), inputs: Number(row?.inputs), served: Number(row?.served ?? 0) };
+    };
+    expect(await stored()).toEqual({ n: 0, inputs: 0, served: 0 });
+    await store.recordPackets([...batch, ...batch.slice(0, 10)]);
+    // No audit carries inputs: the column holds SQL NULL, not the JSON text "null".
+    expect(await stored()).toEqual({ n: 1_200, inputs: 0, served: 1_210 });
+    expect(await store.getPacket("demo", id(1_199))).toMatchObject({ timesServed: 1, inputs: null });
+    expect(await store.getPacket("demo", id(9))).toMatchObject({
+      timesServed: 2,
+      lastServedAt: at(T0, 9).toISOString(),
+    });
   });
 
   test("listed last served first, by run, a page at a time; a bad cursor or limit is invalid_request", async () => {

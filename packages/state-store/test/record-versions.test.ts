@@ -1,32 +1,31 @@
 import { type ContextItem, isKxmError } from "@kxm/contract";
-import Database from "better-sqlite3";
 import { describe, expect, test } from "vitest";
+import { rawQuery } from "./support/raw-sql.js";
 import { guideProposal, packetRecord, proposeAndPromote } from "./support/state-fixtures.js";
 import { at, T0, tempStore } from "./support/temp-store.js";
 
-/** The versions as stored in the file: seq, kind, id and the status in the body (null for a deletion marker). */
-function versions(file: string) {
-  const raw = new Database(file, { readonly: true });
-  try {
-    return raw
-      .prepare(
-        "select seq, kind, record_id as id, body, forgotten from record_versions order by seq, kind, record_id",
-      )
-      .all()
-      .map((row) => {
-        const { seq, kind, id, body, forgotten } = row as {
-          seq: number;
-          kind: string;
-          id: string;
-          body: string | null;
-          forgotten: number;
-        };
-        const status = body === null ? null : (JSON.parse(body) as { status?: string }).status;
-        return forgotten === 1 ? { seq, kind, id, status, forgotten: true } : { seq, kind, id, status };
-      });
-  } finally {
-    raw.close();
-  }
+/**
+ * The versions as stored in the database: seq, kind, id and the status in the body (null for a deletion marker).
+ * PostgreSQL hands the bigint seq back as a string and `forgotten` as a boolean, SQLite both as numbers.
+ */
+async function versions(file: string) {
+  const rows = await rawQuery(
+    file,
+    "select seq, kind, record_id as id, body, forgotten from record_versions order by seq, kind, record_id",
+  );
+  return rows.map((row) => {
+    const { kind, id, body, forgotten } = row as {
+      kind: string;
+      id: string;
+      body: string | null;
+      forgotten: unknown;
+    };
+    const seq = Number(row.seq);
+    const status = body === null ? null : (JSON.parse(body) as { status?: string }).status;
+    return forgotten === 1 || forgotten === true
+      ? { seq, kind, id, status, forgotten: true }
+      : { seq, kind, id, status };
+  });
 }
 
 test("proposals, promotions and journal writes each snapshot the rows they name, with their change seq", async () => {
@@ -42,7 +41,7 @@ test("proposals, promotions and journal writes each snapshot the rows they name,
     { project: "demo", runId: run.id, category: "decision", summary: "Use WAL" },
     at(T0, 4),
   );
-  expect(versions(file)).toEqual([
+  expect(await versions(file)).toEqual([
     { seq: 2, kind: "item", id: proposal.id, status: "proposed" },
     ...[
       { seq: 3, kind: "item", id: promotion.consumed.id, status: promotion.consumed.status },
@@ -60,7 +59,7 @@ test("forgetting clears the body of every version holding the content; the delet
     { project: "demo", itemId: proposal.id, reason: "leaked", forgottenBy: "kxm-admin" },
     at(T0, 2),
   );
-  expect(versions(file)).toEqual([
+  expect(await versions(file)).toEqual([
     { seq: 2, kind: "item", id: proposal.id, status: null, forgotten: true },
     { seq: 3, kind: "item", id: proposal.id, status: null },
   ]);
@@ -205,10 +204,10 @@ describe("retention of record versions", () => {
     expect(await codeOf(store.recordsAsOf("demo", afterA - 1))).toBe("replay_history_purged");
 
     // Once the packet is purged too, only B's current version is left, and older reads are refused.
-    const rows = versions(file).length;
+    const rows = (await versions(file)).length;
     expect(await store.purge(at(T0, 40 * DAY), 7)).toMatchObject({ packets: 1 });
-    expect(versions(file).length).toBeLessThan(rows);
-    expect(versions(file).map((row) => row.status)).toEqual(["current"]);
+    expect((await versions(file)).length).toBeLessThan(rows);
+    expect((await versions(file)).map((row) => row.status)).toEqual(["current"]);
     expect(await codeOf(store.recordsAsOf("demo", afterB))).toBe("replay_history_purged");
     expect(statuses((await store.recordsAsOf("demo", await store.changeHead())).items)).toEqual([
       "B:current",

@@ -1,8 +1,9 @@
-import { compareCodeUnits } from "@kxm/contract";
-import Database from "better-sqlite3";
+import { type ContextItem, compareCodeUnits } from "@kxm/contract";
 import { describe, expect, test } from "vitest";
+import type { KxmStore } from "../src/index.js";
+import { rawQuery } from "./support/raw-sql.js";
 import { guideProposal, proposeAndPromote } from "./support/state-fixtures.js";
-import { at, T0, tempStore } from "./support/temp-store.js";
+import { at, open, T0, tempStore } from "./support/temp-store.js";
 
 async function demoStore() {
   const opened = await tempStore();
@@ -301,12 +302,10 @@ describe("history, contradictions and the pool", () => {
     const { state } = await proposeAndPromote(store, "release.branch", "From main", at(T0, 1000));
     // A state the store never writes itself, made directly in the table.
     const twin = { ...state, id: "state_twin", summary: "From trunk" };
-    const raw = new Database(file);
-    raw
-      .prepare(
-        "insert into items (project, id, kind, status, state_key, valid_from, created_at, body) values (?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(
+    await rawQuery(
+      file,
+      "insert into items (project, id, kind, status, state_key, valid_from, created_at, body) values (?, ?, ?, ?, ?, ?, ?, ?)",
+      [
         "demo",
         twin.id,
         "state",
@@ -315,8 +314,8 @@ describe("history, contradictions and the pool", () => {
         twin.validFrom,
         twin.validFrom,
         JSON.stringify(twin),
-      );
-    raw.close();
+      ],
+    );
     expect(await store.openContradictions("demo")).toEqual([
       { stateKey: "release.branch", itemIds: [state.id, twin.id].sort() },
     ]);
@@ -344,5 +343,41 @@ describe("history, contradictions and the pool", () => {
     expect(live).toEqual(expected);
     expect(await store.getItem("other", promoted.state.id)).toBeUndefined();
     expect(await store.getItem("demo", "missing")).toBeUndefined();
+  });
+});
+
+describe("promotions from two connections", () => {
+  test("promoting two proposals of one key at once leaves exactly one current value, every time", async () => {
+    const { store, file } = await demoStore();
+    const second = await open(file);
+    const when = at(T0, 10_000);
+    const promote = (writer: KxmStore, proposal: ContextItem) =>
+      writer.promoteState(
+        { project: "demo", proposalId: proposal.id, promotedBy: "kxm-admin", evidenceRefs: ["review:1"] },
+        when,
+      );
+    let previous: ContextItem | undefined;
+    for (let round = 0; round < 5; round++) {
+      const [a, b] = await Promise.all(
+        ["agent-1", "agent-2"].map((proposedBy) =>
+          store.proposeState(guideProposal({ summary: `Round ${round} by ${proposedBy}`, proposedBy }), when),
+        ),
+      );
+      // Each connection promotes its own proposal at the same moment: the store runs them one after the other,
+      // so both succeed and the later one supersedes the earlier.
+      const [one, two] = await Promise.all([promote(store, a!), promote(second, b!)]);
+      const [earlier, later] = one.state.validFrom! < two.state.validFrom! ? [one, two] : [two, one];
+      expect(earlier.superseded.map((item) => item.id)).toEqual(previous === undefined ? [] : [previous.id]);
+      expect(later.superseded).toEqual([
+        { ...earlier.state, status: "superseded", validUntil: later.state.validFrom },
+      ]);
+      const history = await store.stateHistory("demo", "release.branch");
+      expect(history.filter((item) => item.status === "current")).toEqual([later.state]);
+      expect(await second.currentState("demo", "release.branch", at(T0, 10 ** 9))).toEqual([later.state]);
+      expect(await store.openContradictions("demo")).toEqual([]);
+      previous = later.state;
+    }
+    const values = await store.stateHistory("demo", "release.branch");
+    expect(values.filter((item) => item.status === "superseded")).toHaveLength(9);
   });
 });

@@ -2,8 +2,9 @@ import { createHash } from "node:crypto";
 import { isKxmError } from "@kxm/contract";
 import { describe, expect, test } from "vitest";
 import { contentSha256 } from "../src/index.js";
+import { rawQuery } from "./support/raw-sql.js";
 import { guideProposal, proposeAndPromote } from "./support/state-fixtures.js";
-import { at, open, T0, tempStore } from "./support/temp-store.js";
+import { at, ENGINE, open, T0, tempStore } from "./support/temp-store.js";
 
 // Revocations and tombstones in the store (decision 0017): records kept with who, when and why, lifted but never
 // deleted, never purged, and a tombstone refusing its content in every process.
@@ -217,6 +218,76 @@ describe("tombstones", () => {
     expect(await store.listTombstones("demo")).toEqual([lifted]);
     expect((await store.withholdRules("demo")).tombstones).toEqual([]);
     await store.proposeState(guideProposal({ key: "k2", summary: "Secret plan" }), at(T0, 2001 * DAY));
+  });
+
+  test("forgotten content is left in no row: not in items, journal entries or record versions", async () => {
+    const { store, file } = await demoStore();
+    const promoted = await proposeAndPromote(store, "k", "Secret plan", at(T0, 1000));
+    await proposeAndPromote(store, "j", "Public plan", at(T0, 1100));
+    await store.forget(
+      { project: "demo", itemId: promoted.consumed.id, reason: "personal", forgottenBy: "kxm-admin" },
+      at(T0, 2000),
+    );
+    const holding = async (text: string) => {
+      const counts: Record<string, number> = {};
+      for (const table of ["items", "journal_entries", "record_versions"]) {
+        const [row] = await rawQuery(file, `select count(*) as n from ${table} where body like ?`, [
+          `%${text}%`,
+        ]);
+        counts[table] = Number(row?.n);
+      }
+      return counts;
+    };
+    expect(await holding("Secret plan")).toEqual({ items: 0, journal_entries: 0, record_versions: 0 });
+    // The other value's rows and versions stay: the query finds content where there is some.
+    expect(await holding("Public plan")).toEqual({ items: 2, journal_entries: 0, record_versions: 3 });
+  });
+
+  test.skipIf(ENGINE !== "postgres")(
+    "on PostgreSQL forgetting vacuums: no tuple of the tables, live or dead, still holds the content",
+    async () => {
+      const { store, file } = await demoStore();
+      const promoted = await proposeAndPromote(store, "k", "Secret plan", at(T0, 1000));
+      await rawQuery(file, "create extension if not exists pageinspect");
+      // Every tuple on every page, dead ones too: the content leaves the tables only once VACUUM frees them.
+      const tuples = async (text: string) => {
+        const counts: Record<string, number> = {};
+        for (const table of ["items", "journal_entries", "record_versions"]) {
+          const [row] = await rawQuery(
+            file,
+            `select count(*) as n from generate_series(0, pg_relation_size('${table}') / current_setting('block_size')::int - 1) as page,
+              heap_page_items(get_raw_page('${table}', page::int)) as t
+            where t.t_data is not null and position(convert_to(?, 'UTF8') in t.t_data) > 0`,
+            [text],
+          );
+          counts[table] = Number(row?.n);
+        }
+        return counts;
+      };
+      // Three in items: the proposal's row as it was before its promotion rewrote it is dead but still there.
+      expect(await tuples("Secret plan")).toEqual({ items: 3, journal_entries: 0, record_versions: 3 });
+      await store.forget(
+        { project: "demo", itemId: promoted.state.id, reason: "personal", forgottenBy: "kxm-admin" },
+        at(T0, 2000),
+      );
+      expect(await tuples("Secret plan")).toEqual({ items: 0, journal_entries: 0, record_versions: 0 });
+    },
+  );
+
+  test("a stored summary holding a NUL or a lone surrogate neither stops nor escapes forgetting", async () => {
+    const { store, file } = await demoStore();
+    const odd = await store.proposeState(
+      guideProposal({ key: "n", summary: "nul \u0000 and \ud800 here" }),
+      at(T0, 1),
+    );
+    const plain = await store.proposeState(guideProposal({ key: "m", summary: "plain" }), at(T0, 2));
+    const forget = (itemId: string, ms: number) =>
+      store.forget({ project: "demo", itemId, reason: "x", forgottenBy: "kxm-admin" }, at(T0, ms));
+    expect((await forget(plain.id, 3)).deleted).toEqual([plain.id]);
+    expect(await store.getItem("demo", odd.id)).toEqual(odd);
+    expect((await forget(odd.id, 4)).deleted).toEqual([odd.id]);
+    const [left] = await rawQuery(file, "select count(*) as n from record_versions where body is not null");
+    expect(Number(left?.n)).toBe(0);
   });
 
   test("an episode whose summary is forgotten is refused, and the run stays running", async () => {

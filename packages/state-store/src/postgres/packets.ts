@@ -1,1 +1,110 @@
-export {};
+// Stored packet audits on PostgreSQL (issue 20): the same rows and reads as `../sqlite/packets.ts`.
+import type { StoredPacket } from "@kxm/contract";
+import { and, desc, eq, lt, or, type SQL, sql } from "drizzle-orm";
+import { decodeCursor, encodeCursor } from "../domain/cursor.js";
+import { checkPacketPageLimit, toStoredPacket } from "../domain/packets.js";
+import { isoTime } from "../time.js";
+import type { PacketPage, PacketPageOptions, PacketRecordInput } from "../types.js";
+import type { Pg } from "./db.js";
+import { packetAudits } from "./schema.js";
+
+/** Rows per insert statement: 12 parameters each, far below PostgreSQL's 65 535 per statement. */
+const ROWS_PER_INSERT = 500;
+
+/**
+ * Records packets served in one transaction, with the SQLite store's semantics: a known (project, packet id) only
+ * gets the later last-served time and one more serving per record; a new one gets its row, whose audit, ranker
+ * version and change seq are the first record's (equal ids have equal inputs). The batch is first folded to one
+ * row per packet (the first record's, with the latest serving and the count), then upserted: `on conflict` keeps
+ * the stored audit and first-served time. A row of an unknown project fails the whole batch (a foreign key error).
+ */
+export async function recordPackets(db: Pg, records: readonly PacketRecordInput[]): Promise<void> {
+  if (records.length === 0) return;
+  const rows = new Map<
+    string,
+    typeof packetAudits.$inferInsert & { lastServedAt: string; timesServed: number }
+  >();
+  for (const record of records) {
+    const servedAt = isoTime(record.servedAt, "servedAt");
+    const key = JSON.stringify([record.project, record.packetId]);
+    const known = rows.get(key);
+    if (known !== undefined) {
+      // ISO times compare as text, as SQLite's max() compares them.
+      if (servedAt > known.lastServedAt) known.lastServedAt = servedAt;
+      known.timesServed += 1;
+      continue;
+    }
+    rows.set(key, {
+      project: record.project,
+      packetId: record.packetId,
+      runId: record.runId,
+      rankerVersion: record.rankerVersion,
+      requestSha256: record.requestSha256,
+      changeSeq: record.changeSeq,
+      firstServedAt: servedAt,
+      lastServedAt: servedAt,
+      timesServed: 1,
+      sections: record.sections,
+      audit: record.audit,
+      inputs: record.inputs,
+    });
+  }
+  const all = [...rows.values()];
+  await db.transaction(async (tx) => {
+    for (let start = 0; start < all.length; start += ROWS_PER_INSERT) {
+      await tx
+        .insert(packetAudits)
+        .values(all.slice(start, start + ROWS_PER_INSERT))
+        .onConflictDoUpdate({
+          target: [packetAudits.project, packetAudits.packetId],
+          set: {
+            lastServedAt: sql`greatest(${packetAudits.lastServedAt}, excluded.last_served_at)`,
+            timesServed: sql`${packetAudits.timesServed} + excluded.times_served`,
+          },
+        });
+    }
+  });
+}
+
+/** The project's stored packets, last served first (then packet id, descending), one page at a time. */
+export async function listPackets(db: Pg, project: string, options: PacketPageOptions): Promise<PacketPage> {
+  const { limit } = options;
+  checkPacketPageLimit(limit);
+  const conditions: SQL[] = [eq(packetAudits.project, project)];
+  if (options.runId !== undefined) conditions.push(eq(packetAudits.runId, options.runId));
+  if (options.before !== undefined) {
+    const cursor = decodeCursor(options.before);
+    conditions.push(
+      or(
+        lt(packetAudits.lastServedAt, cursor.at),
+        and(eq(packetAudits.lastServedAt, cursor.at), lt(packetAudits.packetId, cursor.id)),
+      )!,
+    );
+  }
+  const rows = await db
+    .select()
+    .from(packetAudits)
+    .where(and(...conditions))
+    .orderBy(desc(packetAudits.lastServedAt), desc(packetAudits.packetId))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const out: PacketPage = { packets: page.map(toStoredPacket) };
+  const last = page[page.length - 1];
+  if (rows.length > limit && last !== undefined) {
+    out.nextCursor = encodeCursor({ at: last.lastServedAt, id: last.packetId });
+  }
+  return out;
+}
+
+/** One stored packet of the project, or undefined (another project's packet too). */
+export async function getPacket(
+  db: Pg,
+  project: string,
+  packetId: string,
+): Promise<StoredPacket | undefined> {
+  const [row] = await db
+    .select()
+    .from(packetAudits)
+    .where(and(eq(packetAudits.project, project), eq(packetAudits.packetId, packetId)));
+  return row === undefined ? undefined : toStoredPacket(row);
+}

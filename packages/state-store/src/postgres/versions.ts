@@ -1,6 +1,6 @@
 // Record versions on PostgreSQL (decision 0016): the same rows and reads as `../sqlite/versions.ts`.
 import { type ContextItem, compareCodeUnits, type JournalEntry, KxmError } from "@kxm/contract";
-import { sql } from "drizzle-orm";
+import { type AnyColumn, type SQL, sql } from "drizzle-orm";
 import type { VersionKind } from "../sqlite/versions.js";
 import type { RecordsAsOf } from "../types.js";
 import { type Pg, snapshotTx } from "./db.js";
@@ -24,12 +24,24 @@ export async function snapshotVersions(
 }
 
 /**
+ * Whether `body` (the text `JSON.stringify` made of an item or journal entry) holds this summary, as SQLite's
+ * `json_extract(body, '$.summary') = ?` answers it. It looks for `"summary":` followed by the summary's JSON text
+ * instead of parsing the body: PostgreSQL's JSON functions de-escape, and fail the whole statement on a row whose
+ * text holds `\u0000` (which its text type cannot), so one such stored summary would stop every forgetting in the
+ * project. The match is exact: a quote inside a JSON string is always escaped, so `"summary":"` only occurs as the
+ * key, which only the top level of these records has, and the summary's JSON text ends where its string ends.
+ */
+export function summaryIs(body: AnyColumn | SQL, summary: string): SQL {
+  return sql`strpos(${body}, ${`"summary":${JSON.stringify(summary)}`}) > 0`;
+}
+
+/**
  * Forgetting keeps no content (decision 0017): every version of the project whose body holds this summary loses
  * its body and is marked forgotten; deletion markers stay as they are.
  */
 export async function forgetVersions(tx: Pg, project: string, summary: string): Promise<void> {
   await tx.execute(sql`update record_versions set body = null, forgotten = true
-    where project = ${project} and body is not null and (body::json ->> 'summary') = ${summary}`);
+    where project = ${project} and body is not null and ${summaryIs(sql`body`, summary)}`);
 }
 
 interface VersionRow extends Record<string, unknown> {

@@ -1,32 +1,12 @@
-import { KxmError, type StoredPacket } from "@kxm/contract";
+import type { StoredPacket } from "@kxm/contract";
 import type Database from "better-sqlite3";
 import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
 import { decodeCursor, encodeCursor } from "../domain/cursor.js";
+import { checkPacketPageLimit, toStoredPacket } from "../domain/packets.js";
 import { packetAudits } from "../schema.js";
 import { isoTime } from "../time.js";
 import type { PacketPage, PacketPageOptions, PacketRecordInput } from "../types.js";
 import type { Db } from "./db.js";
-
-const MAX_PACKET_PAGE = 50;
-
-type Row = typeof packetAudits.$inferSelect;
-
-function toStoredPacket(row: Row): StoredPacket {
-  return {
-    packetId: row.packetId,
-    project: row.project,
-    runId: row.runId,
-    rankerVersion: row.rankerVersion,
-    requestSha256: row.requestSha256,
-    changeSeq: row.changeSeq,
-    firstServedAt: row.firstServedAt,
-    lastServedAt: row.lastServedAt,
-    timesServed: row.timesServed,
-    sections: row.sections as StoredPacket["sections"],
-    audit: row.audit as StoredPacket["audit"],
-    inputs: (row.inputs ?? null) as StoredPacket["inputs"],
-  };
-}
 
 /**
  * Records packets served, through statements prepared once (every packet a hub answers is written here first): in
@@ -77,9 +57,7 @@ export class PacketRecorder {
 /** The project's stored packets, last served first (then packet id, descending), one page at a time. */
 export function listPackets(db: Db, project: string, options: PacketPageOptions): PacketPage {
   const { limit } = options;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PACKET_PAGE) {
-    throw new KxmError("invalid_request", `limit: must be an integer from 1 to ${MAX_PACKET_PAGE}`);
-  }
+  checkPacketPageLimit(limit);
   const conditions: SQL[] = [eq(packetAudits.project, project)];
   if (options.runId !== undefined) conditions.push(eq(packetAudits.runId, options.runId));
   if (options.before !== undefined) {

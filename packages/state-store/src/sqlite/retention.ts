@@ -1,23 +1,12 @@
-import { compareCodeUnits, KxmError } from "@kxm/contract";
+import { compareCodeUnits } from "@kxm/contract";
 import { and, type Column, eq, exists, inArray, isNotNull, lt, ne } from "drizzle-orm";
+import { purgeHorizon } from "../domain/retention.js";
 import { items, journalEntries, packetAudits, runs } from "../schema.js";
-import { DAY_MS, isoTime } from "../time.js";
+import { isoTime } from "../time.js";
 import type { PurgeCounts } from "../types.js";
 import { appendChange, pruneChanges } from "./changes.js";
 import { type Db, immediate } from "./db.js";
 import { pruneVersions, snapshotVersions } from "./versions.js";
-
-const EARLIEST = "0000-01-01T00:00:00.000Z";
-const EARLIEST_MS = Date.parse(EARLIEST);
-
-/** The earliest time still kept; anything that ended strictly before it goes. */
-function purgeHorizon(now: Date, retentionDays: number): string {
-  if (typeof retentionDays !== "number" || !Number.isFinite(retentionDays) || retentionDays < 0) {
-    throw new KxmError("invalid_request", "retentionDays: must be a number of days, 0 or more");
-  }
-  const horizon = Date.parse(isoTime(now, "now")) - retentionDays * DAY_MS;
-  return horizon < EARLIEST_MS ? EARLIEST : new Date(horizon).toISOString();
-}
 
 /**
  * Deletes, in one transaction, superseded state and closed (consumed) proposals whose `validUntil` is before the

@@ -1,55 +1,16 @@
 // Revocations and tombstones (decision 0017): the operator's withdrawals and what was forgotten.
-import { compareCodeUnits, KxmError, LIMITS, type Revocation, type Tombstone } from "@kxm/contract";
+import { compareCodeUnits, KxmError, type Revocation, type Tombstone } from "@kxm/contract";
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import { contentSha256 } from "../domain/content.js";
+import { newRevocation, reasonText, toRevocation, toTombstone, unlifted } from "../domain/withhold.js";
 import { randomId } from "../ids.js";
-import { projectId, recordId, redactedText } from "../input.js";
+import { projectId, recordId } from "../input.js";
 import { itemContributors, items, journalEntries, revocations, tombstones } from "../schema.js";
 import { isoTime } from "../time.js";
-import type { ForgetInput, LiftInput, RevocationTarget, RevokeInput, WithholdRules } from "../types.js";
+import type { ForgetInput, LiftInput, RevokeInput, WithholdRules } from "../types.js";
 import { appendChange } from "./changes.js";
 import { type Db, immediate, requireProject } from "./db.js";
 import { forgetVersions } from "./versions.js";
-
-const TARGETS: ReadonlySet<string> = new Set(["evidence", "source", "source_prefix", "item", "agent"]);
-
-function toRevocation(row: typeof revocations.$inferSelect): Revocation {
-  const revocation: Revocation = {
-    id: row.id,
-    project: row.project,
-    target: row.target,
-    value: row.value,
-    reason: row.reason,
-    revokedBy: row.revokedBy,
-    revokedAt: row.revokedAt,
-  };
-  if (row.liftedBy !== null) revocation.liftedBy = row.liftedBy;
-  if (row.liftedAt !== null) revocation.liftedAt = row.liftedAt;
-  if (row.liftReason !== null) revocation.liftReason = row.liftReason;
-  return revocation;
-}
-
-function toTombstone(row: typeof tombstones.$inferSelect): Tombstone {
-  const tombstone: Tombstone = {
-    id: row.id,
-    project: row.project,
-    itemId: row.itemId,
-    kind: row.kind,
-    contentSha256: row.contentSha256,
-    reason: row.reason,
-    forgottenBy: row.forgottenBy,
-    forgottenAt: row.forgottenAt,
-  };
-  if (row.liftedBy !== null) tombstone.liftedBy = row.liftedBy;
-  if (row.liftedAt !== null) tombstone.liftedAt = row.liftedAt;
-  if (row.liftReason !== null) tombstone.liftReason = row.liftReason;
-  return tombstone;
-}
-
-/** A reason as stored: trimmed, non-empty, redacted, at most 500 characters. */
-function reasonText(value: unknown): string {
-  return redactedText(value, "reason", LIMITS.withholdReasonChars);
-}
 
 /**
  * Refuses a write whose content an active tombstone of the project holds (409 `content_forgotten`). Call it inside
@@ -73,25 +34,8 @@ export function refuseForgotten(db: Db, project: string, summary: string): void 
 }
 
 export function revoke(db: Db, input: RevokeInput, now: Date): Revocation {
-  const project = projectId(input.project);
-  if (typeof input.target !== "string" || !TARGETS.has(input.target)) {
-    throw new KxmError("invalid_request", "target: must be evidence, source, source_prefix, item or agent");
-  }
-  if (typeof input.value !== "string" || input.value.length === 0) {
-    throw new KxmError("invalid_request", "value: must be a non-empty string");
-  }
-  if (input.value.length > LIMITS.refChars) {
-    throw new KxmError("context_limits_exceeded", `value: over ${LIMITS.refChars} characters`);
-  }
-  const row: typeof revocations.$inferInsert = {
-    id: randomId("rev_"),
-    project,
-    target: input.target as RevocationTarget,
-    value: input.value,
-    reason: reasonText(input.reason),
-    revokedBy: recordId(input.revokedBy, "revokedBy", "invalid_request"),
-    revokedAt: isoTime(now, "now"),
-  };
+  const row = newRevocation(input, now);
+  const { project } = row;
   return immediate(db, () => {
     requireProject(db, project);
     const createdSeq = appendChange(db, project, "project", [], row.revokedAt);
@@ -250,12 +194,6 @@ function lift<T extends typeof revocations | typeof tombstones>(
       .run();
     return { ...row, liftedBy, liftedAt: at, liftReason: reason, liftedSeq };
   });
-}
-
-/** A rule as it stood before it was lifted: the matcher applies it. */
-function unlifted<T extends Revocation | Tombstone>(rule: T): T {
-  const { liftedBy: _by, liftedAt: _at, liftReason: _reason, ...before } = rule;
-  return before as T;
 }
 
 /** The rows of a rules table active now, or once every change up to `asOfSeq` was applied. */
