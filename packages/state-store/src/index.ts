@@ -15,7 +15,7 @@ export { openStore } from "./open.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { OpenPostgresStoreOptions } from "./postgres/open.js";
 export { openPostgresStore } from "./postgres/open.js";
-export { parseDatabaseUrl, redactDatabaseUrl } from "./postgres/url.js";
+export { parseDatabaseUrl } from "./postgres/url.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type {
   AgentIdentity,

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { rawQuery } from "./support/raw-query.js";
+import { rawQuery } from "./support/raw-sql.js";
 import { guideProposal, proposeAndPromote } from "./support/state-fixtures.js";
 import { at, ENGINE, T0, tempStore } from "./support/temp-store.js";
 

@@ -7,7 +7,7 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { describe, expect, test } from "vitest";
 import type { ReviewJournalInput } from "../src/index.js";
 import { MIGRATIONS_FOLDER } from "../src/migrations.js";
-import { rawQuery } from "./support/raw-query.js";
+import { rawQuery } from "./support/raw-sql.js";
 import { at, ENGINE, open, T0, tempDir, tempStore } from "./support/temp-store.js";
 
 function expectCode(error: unknown, code: string): void {

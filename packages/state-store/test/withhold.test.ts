@@ -274,10 +274,11 @@ describe("tombstones", () => {
     },
   );
 
-  test("a stored summary holding a NUL or a lone surrogate neither stops nor escapes forgetting", async () => {
+  // U+0000 never reaches a store (text.test.ts); a lone surrogate does, and PostgreSQL's JSON reading chokes on it.
+  test("a stored summary holding a lone surrogate neither stops nor escapes forgetting", async () => {
     const { store, file } = await demoStore();
     const odd = await store.proposeState(
-      guideProposal({ key: "n", summary: "nul \u0000 and \ud800 here" }),
+      guideProposal({ key: "n", summary: "lone \ud800 and \udfff here" }),
       at(T0, 1),
     );
     const plain = await store.proposeState(guideProposal({ key: "m", summary: "plain" }), at(T0, 2));

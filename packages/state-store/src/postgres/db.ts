@@ -50,8 +50,3 @@ export function pgCause(error: unknown): { code?: string; message: string } {
   }
   return { message: error instanceof Error ? error.message : String(error) };
 }
-
-/** A unique or primary key violation (SQLSTATE 23505). */
-export function isUniqueViolation(error: unknown): boolean {
-  return pgCause(error).code === "23505";
-}

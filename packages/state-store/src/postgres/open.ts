@@ -12,7 +12,7 @@ import { PostgresKxmStore } from "./store.js";
 import { parseDatabaseUrl, redactDatabaseUrl } from "./url.js";
 
 /** The committed PostgreSQL migrations, beside `src/` and `dist/` alike. */
-export const PG_MIGRATIONS_FOLDER = fileURLToPath(new URL("../../drizzle-pg", import.meta.url));
+const PG_MIGRATIONS_FOLDER = fileURLToPath(new URL("../../drizzle-pg", import.meta.url));
 
 /** The advisory lock key migrations hold, so hubs starting at once migrate one at a time ("kxm" + "migr"). */
 const MIGRATION_LOCK = 0x6b786d_6d6967n;

@@ -204,7 +204,7 @@ export const changeHead = pgTable(
     one: integer("one").primaryKey().default(1),
     seq: seq("seq").notNull().default(0),
   },
-  (t) => [check("change_head_one_check", sql`one = 1`)],
+  () => [check("change_head_one_check", sql`one = 1`)],
 );
 
 export const recordVersions = pgTable(
