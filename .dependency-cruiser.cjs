@@ -123,7 +123,7 @@ const ALLOWED = {
   // Tests' shared fixture writers. No row names @kxm/test-support, so no package's src may import it.
   "test-support": {
     workspace: ["@kxm/contract"],
-    npm: ["vitest"],
+    npm: ["postgres", "vitest"],
     node: ["child_process", "fs", "net", "os", "path"],
   },
 };

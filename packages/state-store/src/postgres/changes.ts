@@ -1,10 +1,7 @@
 import { compareCodeUnits } from "@kxm/contract";
 import { and, lt, lte, max, sql } from "drizzle-orm";
-import { namedRecords } from "../domain/changes.js";
-import type { CatchUp, ChangeBatch, ChangeKind, StoreChange } from "../types.js";
+import type { ChangeBatch, ChangeKind, StoreChange } from "../types.js";
 import { type Pg, snapshotTx } from "./db.js";
-import { findItems } from "./items.js";
-import { findEntries } from "./journal.js";
 import { changes, changeHead as head } from "./schema.js";
 import { snapshotVersions } from "./versions.js";
 
@@ -56,26 +53,8 @@ export function changesSince(db: Pg, cursor: number): Promise<ChangeBatch> {
   return snapshotTx(db, (tx) => readBatch(tx, cursor));
 }
 
-/**
- * {@link changesSince} and the records it names in `projects`, in one snapshot: applying them leaves a reader
- * exactly at the batch's head.
- */
-export function catchUp(db: Pg, cursor: number, projects: readonly string[]): Promise<CatchUp> {
-  return snapshotTx(db, async (tx) => {
-    const batch = await readBatch(tx, cursor);
-    const records: CatchUp["records"] = new Map();
-    for (const [project, ids] of namedRecords(batch, projects)) {
-      records.set(project, {
-        items: await findItems(tx, project, ids.items),
-        entries: await findEntries(tx, project, ids.entries),
-      });
-    }
-    return { batch, records };
-  });
-}
-
 /** The feed after `cursor`, inside the caller's snapshot. */
-async function readBatch(tx: Pg, cursor: number): Promise<ChangeBatch> {
+export async function readBatch(tx: Pg, cursor: number): Promise<ChangeBatch> {
   const [bounds] = await tx
     .select({
       oldest: sql<string | null>`min(${changes.seq})`,

@@ -43,6 +43,7 @@ import type {
   StateProposalInput,
   WithholdRules,
 } from "../types.js";
+import { catchUp } from "./catch-up.js";
 import * as feed from "./changes.js";
 import * as credentials from "./credentials.js";
 import { type Pg, snapshotTx } from "./db.js";
@@ -227,7 +228,7 @@ export class PostgresKxmStore implements KxmStore {
     return this.#run((db) => feed.changesSince(db, cursor));
   }
   catchUp(cursor: number, projects: readonly string[]): Promise<CatchUp> {
-    return this.#run((db) => feed.catchUp(db, cursor, projects));
+    return this.#run((db) => catchUp(db, cursor, projects));
   }
   readProject(project: string): Promise<ProjectSnapshot> {
     return this.#run((db) =>
