@@ -124,13 +124,18 @@ interface Stand {
   ports?: Map<number, number>;
 }
 
-/** Every `127.0.0.1:<port>` the guide names, to the port it means here (and back, with `back`). */
+/**
+ * Every `127.0.0.1:<port>` the guide names, and every extra hub's `--port <port>`, to the port it means here (and
+ * back, with `back`).
+ */
 function addresses(text: string, stand: Stand, back = false): string {
   const pairs: Array<[number, number]> = [[7420, stand.port], ...(stand.ports ?? new Map())];
   let result = text;
   for (const [printed, real] of pairs) {
     const [from, to] = back ? [real, printed] : [printed, real];
     result = result.replaceAll(`127.0.0.1:${from}`, `127.0.0.1:${to}`);
+    // A hub the guide starts on that port (`kxm hub serve --port 7421`) listens on the stand-in.
+    if (!back && printed !== 7420) result = result.replaceAll(`--port ${from}`, `--port ${to}`);
   }
   return result;
 }

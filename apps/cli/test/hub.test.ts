@@ -309,6 +309,32 @@ describe.concurrent("kxm hub serve", () => {
       "environment variable KXM_PORT must be a whole number from 0 to 65535",
     );
   });
+
+  test("a database URL with a password on the command line, or not a postgres URL, fails naming no password", async () => {
+    const dir = tempDir("kxm-cli-serve-");
+    const [argvPassword, badUrl, noTarget] = await Promise.all([
+      kxm(["hub", "serve", "--database-url", "postgres://kxm:hunter2-secret@db.internal/kxm"], { cwd: dir }),
+      kxm(["hub", "serve"], { cwd: dir, env: { KXM_DATABASE_URL: "mysql://kxm:hunter2-secret@db/kxm" } }),
+      kxm(["hub", "copy-to-postgres"], { cwd: dir, env: { KXM_DATABASE_URL: "" } }),
+    ]);
+    expectFailureLine(
+      argvPassword,
+      "hub serve",
+      "--database-url must not hold a password (any user can read a command line): put the URL in " +
+        "KXM_DATABASE_URL, or the password in PGPASSWORD (database_url_invalid)",
+    );
+    expectFailureLine(
+      badUrl,
+      "hub serve",
+      "KXM_DATABASE_URL: the scheme must be postgres:// or postgresql://, not mysql:// (database_url_invalid)",
+    );
+    for (const run of [argvPassword, badUrl]) expect(run.stdout + run.stderr).not.toContain("hunter2");
+    expectUsageError(
+      noTarget,
+      "hub copy-to-postgres",
+      "hub copy-to-postgres needs a target: set KXM_DATABASE_URL or pass --database-url",
+    );
+  });
 });
 
 describe("--help, the manifest and the reference page", () => {

@@ -45,10 +45,11 @@ describe("the hub's configuration is documented", () => {
     (match) => match[1]!,
   );
 
-  test("env.ts reads the ten variables", () => {
+  test("env.ts reads the eleven variables", () => {
     expect([...new Set(variables)].sort()).toEqual(
       [
         "KXM_AUTH_TOKEN",
+        "KXM_DATABASE_URL",
         "KXM_DB_PATH",
         "KXM_HOST",
         "KXM_INSPECTOR_SECURE_COOKIE",

@@ -52,17 +52,18 @@ export default class HubServe extends KxmCommand {
       env = readHubEnv(hubEnvSource(), folder);
     } catch (error) {
       if (isKxmError(error) && error.code === "invalid_usage") throw new UsageError(error.message);
-      throw error;
+      throw withCode(error);
     }
     env = {
       ...env,
       ...(flags.host === undefined ? {} : { host: flags.host }),
       ...(flags.port === undefined ? {} : { port: flags.port }),
       ...(flags.db === undefined ? {} : { dbPath: resolve(folder, flags.db), databaseUrl: undefined }),
-      ...(flags["database-url"] === undefined ? {} : { databaseUrl: commandLineUrl(flags["database-url"]) }),
     };
     // A path that cannot hold a database fails here, before the seconds it takes to load the server.
     try {
+      if (flags["database-url"] !== undefined)
+        env = { ...env, databaseUrl: commandLineUrl(flags["database-url"]) };
       if (env.databaseUrl === undefined) checkDatabasePath(env.dbPath);
     } catch (error) {
       throw withCode(error);
