@@ -20,7 +20,10 @@ const STORE_CONTRACT_SUITES = [
 ].map((name) => `packages/state-store/test/${name}.test.ts`);
 
 /** Suites that need the PostgreSQL cluster whatever the engine: they run in "postgres" only. */
-const POSTGRES_ONLY_SUITES = ["packages/state-store/test/copy.test.ts"];
+const POSTGRES_ONLY_SUITES = [
+  "packages/state-store/test/copy.test.ts",
+  "reliability/test/postgres-hubs.test.ts",
+];
 
 // Tests import workspace packages from their TypeScript source through the "@kxm/source" export condition,
 // so a test run never depends on a stale dist. Apps and the CLI's own tests run built binaries on purpose.

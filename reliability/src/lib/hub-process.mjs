@@ -21,8 +21,11 @@ process.once("exit", () => {
  */
 
 /**
- * Starts `kxm hub serve --port 0 --json --db <dbPath>` and resolves once it prints its URL.
- * @param {{ dbPath: string, adminToken?: string, env?: Record<string, string>, cwd?: string, timeoutMs?: number }} options
+ * Starts `kxm hub serve --port 0 --json --db <dbPath>` and resolves once it prints its URL. With `databaseUrl`
+ * instead, the hub serves that PostgreSQL database, passed in `KXM_DATABASE_URL` as a deployment would (never in
+ * argv, which may not carry a password).
+ * @param {({ dbPath: string, databaseUrl?: undefined } | { databaseUrl: string, dbPath?: undefined })
+ *   & { adminToken?: string, env?: Record<string, string>, cwd?: string, timeoutMs?: number }} options
  * @returns {Promise<HubProcess>}
  */
 export async function startHubProcess(options) {
@@ -32,17 +35,15 @@ export async function startHubProcess(options) {
     KXM_LOG_LEVEL: "info",
     KXM_HOST: "127.0.0.1",
     ...(options.adminToken === undefined ? {} : { KXM_AUTH_TOKEN: options.adminToken }),
+    ...(options.databaseUrl === undefined ? {} : { KXM_DATABASE_URL: options.databaseUrl }),
     ...options.env,
   };
-  const child = spawn(
-    process.execPath,
-    [CLI, "hub", "serve", "--port", "0", "--json", "--db", options.dbPath],
-    {
-      cwd: options.cwd ?? process.cwd(),
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const database = options.dbPath === undefined ? [] : ["--db", options.dbPath];
+  const child = spawn(process.execPath, [CLI, "hub", "serve", "--port", "0", "--json", ...database], {
+    cwd: options.cwd ?? process.cwd(),
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   running.add(child);
   child.once("exit", () => running.delete(child));
   let stdout = "";

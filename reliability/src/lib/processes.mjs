@@ -1,13 +1,15 @@
 // @ts-check
-// Several hub processes on one SQLite file: starting them, and the checks a packet read from each must pass.
+// Several hub processes on one database (a SQLite file or a PostgreSQL database): starting them, and the checks a
+// packet read from each must pass.
 import { call } from "./http.mjs";
 import { startHubProcess } from "./hub-process.mjs";
 
 /**
- * Starts `count` hub processes on `dbPath`, one after another (each applies the migrations the first made), logging
- * nothing unless `logLevel` says otherwise.
+ * Starts `count` hub processes on `dbPath`, or on the PostgreSQL database at `databaseUrl`, one after another (each
+ * applies the migrations the first made), logging nothing unless `logLevel` says otherwise. On PostgreSQL hub `n`
+ * (from 0) names its connections `kxm-hub-<n>` (`application_name`), so that `pg_stat_activity` tells them apart.
  * @param {number} count
- * @param {{ dbPath: string, adminToken: string, logLevel?: string }} options
+ * @param {({ dbPath: string } | { databaseUrl: string }) & { adminToken: string, logLevel?: string }} options
  * @returns {Promise<import("./hub-process.mjs").HubProcess[]>}
  */
 export async function startHubs(count, options) {
@@ -15,12 +17,17 @@ export async function startHubs(count, options) {
   const hubs = [];
   try {
     for (let n = 0; n < count; n += 1) {
+      const env = { KXM_LOG_LEVEL: options.logLevel ?? "silent", KXM_RATE_LIMIT: "100000" };
       hubs.push(
-        await startHubProcess({
-          dbPath: options.dbPath,
-          adminToken: options.adminToken,
-          env: { KXM_LOG_LEVEL: options.logLevel ?? "silent", KXM_RATE_LIMIT: "100000" },
-        }),
+        await startHubProcess(
+          "databaseUrl" in options
+            ? {
+                databaseUrl: namedConnections(options.databaseUrl, `kxm-hub-${n}`),
+                adminToken: options.adminToken,
+                env,
+              }
+            : { dbPath: options.dbPath, adminToken: options.adminToken, env },
+        ),
       );
     }
   } catch (error) {
@@ -31,24 +38,45 @@ export async function startHubs(count, options) {
 }
 
 /**
+ * `url` with its connections named `name` (`application_name`, which postgres.js takes from the query).
+ * @param {string} url
+ * @param {string} name
+ */
+export function namedConnections(url, name) {
+  const named = new URL(url);
+  named.searchParams.set("application_name", name);
+  return named.href;
+}
+
+/**
+ * Every whole JSON line a hub process logged so far, parsed, in order.
+ * @param {{ log: () => string }} hub
+ * @returns {Record<string, unknown>[]}
+ */
+export function logEvents(hub) {
+  /** @type {Record<string, unknown>[]} */
+  const events = [];
+  for (const line of hub.log().split("\n")) {
+    try {
+      const parsed = JSON.parse(line);
+      if (typeof parsed === "object" && parsed !== null) events.push(parsed);
+    } catch {
+      // not a whole JSON line
+    }
+  }
+  return events;
+}
+
+/**
  * The `durationMs` of every `pools_caught_up` line (logged at debug level) a hub process wrote: how long each
  * catch-up with the change feed took inside the hub.
  * @param {{ log: () => string }} hub
  * @returns {number[]}
  */
 export function catchUpDurations(hub) {
-  /** @type {number[]} */
-  const durations = [];
-  for (const line of hub.log().split("\n")) {
-    if (!line.includes('"pools_caught_up"')) continue;
-    try {
-      const parsed = JSON.parse(line);
-      if (typeof parsed.durationMs === "number") durations.push(parsed.durationMs);
-    } catch {
-      // not a whole JSON line
-    }
-  }
-  return durations;
+  return logEvents(hub)
+    .filter((event) => event.event === "pools_caught_up" && typeof event.durationMs === "number")
+    .map((event) => /** @type {number} */ (event.durationMs));
 }
 
 /** The packet sections that hold items. */
