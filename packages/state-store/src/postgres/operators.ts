@@ -1,36 +1,12 @@
 // Operator tokens on PostgreSQL: the same tokens, checks and errors as `../sqlite/operators.ts`.
 import crypto from "node:crypto";
-import {
-  ADMIN_ACTOR,
-  compareCodeUnits,
-  KxmError,
-  OperatorNameSchema,
-  type OperatorRecord,
-  parseOrThrow,
-} from "@kxm/contract";
+import { compareCodeUnits, KxmError, type OperatorRecord } from "@kxm/contract";
 import { and, eq, isNull } from "drizzle-orm";
+import { operatorName, TOKEN_SHAPE, tokenHash } from "../domain/credentials.js";
 import { isoTime } from "../time.js";
 import type { OperatorIdentity } from "../types.js";
 import { type Pg, writeTx } from "./db.js";
 import { operatorCredentials } from "./schema.js";
-
-/** `kxo_` then 32 random bytes in base64url (43 characters): never mistaken for an agent key (`kxm_`). */
-const TOKEN_SHAPE = /^kxo_[A-Za-z0-9_-]{43}$/;
-
-function tokenHash(token: string): Buffer {
-  return crypto.createHash("sha256").update(token, "utf8").digest();
-}
-
-function operatorName(value: unknown): string {
-  const name = parseOrThrow(OperatorNameSchema, value, "invalid_request", "name");
-  if (name === ADMIN_ACTOR) {
-    throw new KxmError(
-      "invalid_request",
-      `name: ${ADMIN_ACTOR} is the admin token's name, not an operator's`,
-    );
-  }
-  return name;
-}
 
 /**
  * A new token for the operator, returned once: only its SHA-256 is stored. An operator that already holds a token

@@ -1,14 +1,12 @@
 import crypto from "node:crypto";
 import { compareCodeUnits, KxmError } from "@kxm/contract";
 import { and, eq, isNull, sql } from "drizzle-orm";
+import { KEY_SHAPE } from "../domain/credentials.js";
 import { projectId, recordId } from "../input.js";
 import { agentCredentials } from "../schema.js";
 import { isoTime } from "../time.js";
 import type { AgentIdentity } from "../types.js";
 import { type Db, immediate, requireProject } from "./db.js";
-
-/** `kxm_` then 32 random bytes in base64url (43 characters). */
-const KEY_SHAPE = /^kxm_[A-Za-z0-9_-]{43}$/;
 
 function keyHash(key: string): Buffer {
   return crypto.createHash("sha256").update(key, "utf8").digest();
