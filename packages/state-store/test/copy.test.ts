@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { expectKxmRejection, tempPostgresDatabase } from "@kxm/test-support";
+import { expectKxmRejection, freePort, tempPostgresDatabase } from "@kxm/test-support";
 import { describe, expect, test } from "vitest";
-import { copySqliteToPostgres, type KxmStore, openStore } from "../src/index.js";
+import { copySqliteToPostgres, type KxmStore, openPostgresStore, openStore } from "../src/index.js";
 import { guideProposal, packetRecord, proposeAndPromote } from "./support/state-fixtures.js";
 import { at, open, T0, tempDir } from "./support/temp-store.js";
 
@@ -144,5 +144,16 @@ describe("copySqliteToPostgres", () => {
       "database_url_invalid",
     );
     expect((await (await open(url)).listProjects()).length).toBe(0);
+  });
+});
+
+describe("openPostgresStore", () => {
+  test("no server on the port, or no such database, is database_unreachable, naming no password", async () => {
+    const missing = (await tempPostgresDatabase()).replace(/\/[^/]+$/, "/kxm_no_such_database");
+    const closed = `postgres://kxm:hunter2-secret@127.0.0.1:${await freePort()}/kxm`;
+    for (const url of [missing, closed]) {
+      const error = await expectKxmRejection(openPostgresStore({ url }), "database_unreachable", 503);
+      expect(error.message).not.toContain("hunter2");
+    }
   });
 });

@@ -5,6 +5,7 @@ import { randomId } from "../ids.js";
 import { projectId, recordId, redactedText } from "../input.js";
 import { isoTime } from "../time.js";
 import type { RevocationTarget, RevokeInput, TombstoneKind } from "../types.js";
+import { contentSha256 } from "./content.js";
 
 const TARGETS: ReadonlySet<string> = new Set(["evidence", "source", "source_prefix", "item", "agent"]);
 
@@ -106,4 +107,40 @@ export function newRevocation(input: RevokeInput, now: Date): Omit<RevocationRow
 export function unlifted<T extends Revocation | Tombstone>(rule: T): T {
   const { liftedBy: _by, liftedAt: _at, liftReason: _reason, ...before } = rule;
   return before as T;
+}
+
+/** The columns of a new tombstone that a forget does not decide from the record it finds. */
+type TombstoneBase = Pick<TombstoneRow, "id" | "project" | "reason" | "forgottenBy" | "forgottenAt">;
+
+/**
+ * What forgetting `itemId` keeps and deletes by (decision 0017): the stored item of that id, else the journal entry
+ * it names, else the authored fact or skill whose summary the caller gave; the tombstone row and the summary whose
+ * every stored copy goes. Neither stored nor authored: 404 `not_found`.
+ */
+export function tombstoneFor(
+  base: TombstoneBase,
+  itemId: string,
+  found: { item?: { summary: string }; entry?: { id: string; summary: string }; authoredSummary?: unknown },
+): { row: Omit<TombstoneRow, keyof LiftColumns>; summary: string } {
+  if (found.item !== undefined) {
+    const summary = found.item.summary;
+    return { row: { ...base, itemId, kind: "item", contentSha256: contentSha256(summary) }, summary };
+  }
+  if (found.entry !== undefined) {
+    const summary = found.entry.summary;
+    return {
+      row: {
+        ...base,
+        itemId: `journal_${found.entry.id}`,
+        kind: "journal",
+        contentSha256: contentSha256(summary),
+      },
+      summary,
+    };
+  }
+  if (typeof found.authoredSummary === "string") {
+    const summary = found.authoredSummary;
+    return { row: { ...base, itemId, kind: "authored", contentSha256: contentSha256(summary) }, summary };
+  }
+  throw new KxmError("not_found", `no item ${itemId} in project ${base.project}`);
 }

@@ -24,6 +24,31 @@ export interface OpenPostgresStoreOptions {
   maxConnections?: number;
 }
 
+/** A connection that never reached a server: refused, unresolvable, timed out or reset. */
+const NETWORK_FAILURE = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|CONNECT_TIMEOUT|EHOSTUNREACH/;
+
+/** Every code and message down the error's causes (drizzle wraps postgres.js's error, which wraps the socket's). */
+function causeChain(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    parts.push(String((current as Error & { code?: unknown }).code ?? ""), current.message);
+    current = current.cause;
+  }
+  return parts.join(" ");
+}
+
+/** The message of the innermost cause: the socket's or the server's own words. */
+function deepestMessage(error: unknown): string {
+  let current: unknown = error;
+  let message = error instanceof Error ? error.message : String(error);
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    message = current.message;
+    current = current.cause;
+  }
+  return message;
+}
+
 /** The migrations this build knows, oldest first (drizzle's `folderMillis`). */
 function newestKnownMigration(): number {
   return Math.max(
@@ -78,14 +103,14 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
   } catch (error) {
     if (isKxmError(error)) throw error;
     const cause = pgCause(error);
-    const network = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|CONNECT_TIMEOUT/.test(
-      `${(error as { code?: unknown }).code ?? ""} ${cause.message}`,
-    );
+    const network = NETWORK_FAILURE.test(causeChain(error));
+    // One line, from the error nearest the cause (drizzle's wrapper adds the query and its parameters on more).
+    const reason = (cause.code === undefined ? deepestMessage(error) : cause.message).replace(/\s+/g, " ");
     // 28xxx: invalid authorization; 3D000: no such database.
     if (network || cause.code?.startsWith("28") || cause.code === "3D000") {
-      throw new KxmError("database_unreachable", `cannot open the KXM database ${shown}: ${cause.message}`);
+      throw new KxmError("database_unreachable", `cannot open the KXM database ${shown}: ${reason}`);
     }
-    throw new KxmError("internal_error", `could not apply schema migrations to ${shown}: ${cause.message}`);
+    throw new KxmError("internal_error", `could not apply schema migrations to ${shown}: ${reason}`);
   }
   const client = postgres(options.url, {
     max: options.maxConnections ?? 10,

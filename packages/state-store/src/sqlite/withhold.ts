@@ -2,7 +2,14 @@
 import { compareCodeUnits, KxmError, type Revocation, type Tombstone } from "@kxm/contract";
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import { contentSha256 } from "../domain/content.js";
-import { newRevocation, reasonText, toRevocation, toTombstone, unlifted } from "../domain/withhold.js";
+import {
+  newRevocation,
+  reasonText,
+  tombstoneFor,
+  toRevocation,
+  toTombstone,
+  unlifted,
+} from "../domain/withhold.js";
 import { randomId } from "../ids.js";
 import { projectId, recordId } from "../input.js";
 import { itemContributors, items, journalEntries, revocations, tombstones } from "../schema.js";
@@ -92,25 +99,11 @@ export function forget(db: Db, input: ForgetInput, now: Date): { tombstone: Tomb
       .where(and(eq(items.project, project), eq(items.id, itemId)))
       .get();
     const entry = item === undefined ? findEntry(db, project, itemId) : undefined;
-    let row: typeof tombstones.$inferInsert;
-    let summary: string;
-    if (item !== undefined) {
-      summary = item.body.summary;
-      row = { ...base, itemId, kind: "item", contentSha256: contentSha256(summary) };
-    } else if (entry !== undefined) {
-      summary = entry.body.summary;
-      row = {
-        ...base,
-        itemId: `journal_${entry.id}`,
-        kind: "journal",
-        contentSha256: contentSha256(summary),
-      };
-    } else if (typeof input.authoredSummary === "string") {
-      summary = input.authoredSummary;
-      row = { ...base, itemId, kind: "authored", contentSha256: contentSha256(summary) };
-    } else {
-      throw new KxmError("not_found", `no item ${itemId} in project ${project}`);
-    }
+    const { row, summary } = tombstoneFor(base, itemId, {
+      item: item?.body,
+      entry: entry === undefined ? undefined : { id: entry.id, summary: entry.body.summary },
+      authoredSummary: input.authoredSummary,
+    });
     // Every stored copy of the content goes: a consumed proposal holds its promoted value's summary too. A
     // proposal's review record and an entry's review cascade with them.
     const goneItems = db
