@@ -3,7 +3,7 @@
 // template, dropped after it.
 import postgres from "postgres";
 import { afterEach, inject } from "vitest";
-import { TEMPLATE_DATABASE } from "./postgres.js";
+import { TEMPLATE_DATABASE } from "./postgres.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -2,7 +2,7 @@
 // database already migrated, which each test's database is created from (a file copy, not a migration).
 import type { TestProject } from "vitest/node";
 // A relative import: the global setup runs in the main process, where the "@kxm/source" condition does not apply.
-import { startPostgres, TEMPLATE_DATABASE } from "../../../../test-support/src/postgres.js";
+import { startPostgres, TEMPLATE_DATABASE } from "../../../../test-support/src/postgres.mjs";
 import { openPostgresStore } from "../../src/postgres/open.js";
 
 export default async function setup(project: TestProject): Promise<() => void> {

@@ -1,29 +1,26 @@
-// A throwaway PostgreSQL cluster for tests: Debian's server binaries, initdb into a temp folder, started on a free
-// loopback port, stopped and removed afterwards. No mock and no in-process substitute: the store's PostgreSQL
-// tests run against the real server.
+// @ts-check
+// A throwaway PostgreSQL cluster for tests and the bench: Debian's server binaries, initdb into a temp folder,
+// started on a free loopback port, stopped and removed afterwards. No mock and no in-process substitute: the
+// store's PostgreSQL tests run against the real server. Plain JavaScript (typed by postgres.d.mts, exported as
+// `@kxm/test-support/postgres`) so that the bench, plain Node, starts the same cluster the tests do.
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
-import { freePort } from "./net.js";
+import { freePort } from "./net.mjs";
+
+/** @typedef {import("./postgres.d.mts").PostgresCluster} PostgresCluster */
+/** @typedef {{ uid: number, gid: number } | undefined} ServerUser */
 
 /** The migrated, empty database of the test cluster that each test database is copied from. */
 export const TEMPLATE_DATABASE = "kxm_template";
 
-/** A running cluster: superuser `kxm`, trust authentication on loopback only. */
-export interface PostgresCluster {
-  readonly port: number;
-  /** The URL of one database of the cluster. */
-  url(database: string): string;
-  /** The server's log so far (for a failing test's message). */
-  log(): string;
-  /** Stops the server at once and removes its folder. Idempotent. */
-  stop(): void;
-}
-
-/** The newest installed server's bin folder: `KXM_POSTGRES_BIN`, or Debian's /usr/lib/postgresql/<major>/bin. */
-export function postgresBinDir(): string {
+/**
+ * The newest installed server's bin folder: `KXM_POSTGRES_BIN`, or Debian's /usr/lib/postgresql/<major>/bin.
+ * @returns {string}
+ */
+export function postgresBinDir() {
   const configured = process.env.KXM_POSTGRES_BIN;
   if (configured !== undefined && configured !== "") return configured;
   const root = "/usr/lib/postgresql";
@@ -42,15 +39,19 @@ export function postgresBinDir(): string {
   return join(root, newest, "bin");
 }
 
-/** initdb and the server refuse to run as root: as root, run them as Debian's `postgres` user. */
-function asServerUser(): { uid: number; gid: number } | undefined {
+/**
+ * initdb and the server refuse to run as root: as root, run them as Debian's `postgres` user.
+ * @returns {ServerUser}
+ */
+function asServerUser() {
   if (process.getuid?.() !== 0) return undefined;
   const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
   const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
   return { uid, gid };
 }
 
-function run(user: { uid: number; gid: number } | undefined, command: string, args: string[]): void {
+/** @param {ServerUser} user @param {string} command @param {string[]} args */
+function run(user, command, args) {
   const result = spawnSync(command, args, {
     encoding: "utf8",
     ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
@@ -66,8 +67,9 @@ function run(user: { uid: number; gid: number } | undefined, command: string, ar
 /**
  * Starts a fresh cluster (about 2 to 3 s here). Durability settings are relaxed (`fsync=off`): a killed server
  * process loses nothing the kernel holds, and these clusters never outlive a machine crash.
+ * @returns {Promise<PostgresCluster>}
  */
-export async function startPostgres(): Promise<PostgresCluster> {
+export async function startPostgres() {
   const bin = postgresBinDir();
   const user = asServerUser();
   const dir = mkdtempSync(join(tmpdir(), "kxm-postgres-"));
@@ -85,6 +87,7 @@ export async function startPostgres(): Promise<PostgresCluster> {
     });
     rmSync(dir, { recursive: true, force: true });
   };
+  let pid;
   try {
     run(user, join(bin, "initdb"), ["-D", data, "-U", "kxm", "-A", "trust", "-E", "UTF8", "--no-sync"]);
     const options = [
@@ -96,12 +99,15 @@ export async function startPostgres(): Promise<PostgresCluster> {
       "-c max_connections=200",
     ].join(" ");
     run(user, join(bin, "pg_ctl"), ["-D", data, "-o", options, "-l", join(dir, "server.log"), "-w", "start"]);
+    // The first line of postmaster.pid is the server's pid (pg_ctl -w returns once the file is complete).
+    pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
   } catch (error) {
     stop();
     throw error;
   }
   return {
     port,
+    pid,
     url: (database) => `postgres://kxm@127.0.0.1:${port}/${database}`,
     log: () => {
       try {
@@ -114,8 +120,14 @@ export async function startPostgres(): Promise<PostgresCluster> {
   };
 }
 
-/** Creates an empty database on the server of `adminUrl` (a database of the cluster the caller may use). */
-export async function createDatabase(adminUrl: string, name: string, template?: string): Promise<void> {
+/**
+ * Creates an empty database on the server of `adminUrl` (a database of the cluster the caller may use).
+ * @param {string} adminUrl
+ * @param {string} name
+ * @param {string} [template]
+ * @returns {Promise<void>}
+ */
+export async function createDatabase(adminUrl, name, template) {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
