@@ -109,6 +109,8 @@ const ALLOWED = {
       "@kxm/provenance",
       "@kxm/state-store",
       "@kxm/steel-test-server",
+      // Only its plain-JavaScript PostgreSQL cluster (`@kxm/test-support/postgres`), the one the tests start.
+      "@kxm/test-support",
     ],
     npm: DEPENDENCIES,
     node: ANY_BUILTIN,
@@ -120,7 +122,7 @@ const ALLOWED = {
   },
   // A stand-in for Steel's REST API and CDP endpoint (real Chromium per session), for tests and the bench only.
   "steel-test-server": { workspace: [], npm: DEPENDENCIES, node: ANY_BUILTIN },
-  // Tests' shared fixture writers. No row names @kxm/test-support, so no package's src may import it.
+  // Tests' shared fixture writers. Only the bench's row names @kxm/test-support, so no package's src may import it.
   "test-support": {
     workspace: ["@kxm/contract"],
     npm: ["postgres", "vitest"],

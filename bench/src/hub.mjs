@@ -10,11 +10,9 @@
 // byte handed to the socket), the bare route's from the same Fastify clock, and the arbiter's own time in those
 // same requests by wrapping PoolIndex's assemble and recall (the hub and this module load the one @kxm/arbiter).
 // The in-process figures of the same calls without HTTP are kept too.
-import { fork } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { PoolIndex } from "@kxm/arbiter";
 import { rolePolicy } from "@kxm/contract";
 import { buildHub } from "@kxm/hub";
@@ -22,64 +20,46 @@ import { journalEntryToItem } from "@kxm/provenance";
 import { openStore } from "@kxm/state-store";
 import Fastify from "fastify";
 import pino from "pino";
-import { percentile, settle, summarize, timeEach } from "./measure.mjs";
+import { BURST_SECONDS, cannon, idle, pooled } from "./load.mjs";
+import { settle, summarize, timeEach } from "./measure.mjs";
 import { generatePool, generateQueries, generateTasks, PROJECT } from "./pool.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const ROLE = "implementer";
-const ADMIN_TOKEN = "bench-admin-token-0123456789";
+/** The role every packet is asked for. */
+export const ROLE = "implementer";
+/** The admin token of every hub the bench starts. */
+export const ADMIN_TOKEN = "bench-admin-token-0123456789";
 
 /**
- * @param {string} url
- * @param {readonly object[]} requests
- * @param {number} durationSeconds
- * @returns {Promise<any>}
+ * Fills a fresh store with the hub sections' project: an agent key and `size` journal records made from the
+ * seeded pool's summaries, in one run. Answers the key and the records as the arbiter's items.
+ * @param {import("@kxm/state-store").KxmStore} store
+ * @param {number} size
+ * @param {Date} now
  */
-function cannon(url, requests, durationSeconds) {
-  return new Promise((resolve, reject) => {
-    const child = fork(join(here, "cannon.mjs"), { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-    /** @type {unknown} */
-    let result;
-    child.on("message", (message) => {
-      result = message;
-    });
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      result === undefined ? reject(new Error(`autocannon exited with ${code}`)) : resolve(result),
+export async function seedHubStore(store, size, now) {
+  await store.createProject({ id: PROJECT }, now);
+  const { key } = await store.createAgentKey(PROJECT, "bench-agent", now);
+  const run = await store.startRun({ project: PROJECT, workflow: "bench" }, now);
+  const categories = rolePolicy(ROLE).journalCategories;
+  const pool = generatePool(size);
+  for (const [i, item] of pool.entries()) {
+    await store.appendJournal(
+      {
+        project: PROJECT,
+        runId: run.id,
+        category: categories[i % categories.length],
+        summary: item.summary,
+        evidenceRefs: [`bench:${i}`],
+      },
+      now,
     );
-    child.send({ url, connections: 1, durationSeconds, requests });
-  });
+  }
+  const entries = await store.listJournal(PROJECT);
+  return { key, items: entries.map(journalEntryToItem) };
 }
-
-/** A route's turn under load: the hub and the bare route alternate in bursts of this many seconds. */
-const BURST_SECONDS = 2;
 
 /** The two servers that take turns: the hub, and the bare route it is measured against. */
 const SIDES = /** @type {const} */ (["hub", "bare"]);
-
-/** Long enough for a request that was in flight when a burst stopped to be answered (and logged). */
-const idle = () => new Promise((resolve) => setTimeout(resolve, 50));
-
-/**
- * One route's figures from the bursts autocannon ran against it: percentiles over every response of every burst.
- * @param {readonly any[]} runs
- */
-function pooled(runs) {
-  const durations = runs.flatMap((run) => run.durations);
-  /** @param {string} key */
-  const sum = (key) => runs.reduce((n, run) => n + run[key], 0);
-  return {
-    p50: percentile(durations, 0.5),
-    p90: percentile(durations, 0.9),
-    p99: percentile(durations, 0.99),
-    mean: durations.reduce((n, ms) => n + ms, 0) / durations.length,
-    requestsPerSecond: sum("total") / sum("seconds"),
-    total: sum("total"),
-    non2xx: sum("non2xx"),
-    errors: sum("errors"),
-    timeouts: sum("timeouts"),
-  };
-}
 
 /** @param {number} ms */
 const round = (ms) => Math.round(ms * 1000) / 1000;
@@ -96,26 +76,7 @@ export async function benchHub({ size, mode }) {
   const servers = [];
   const store = openStore({ path: join(dir, "kxm.db") });
   try {
-    const now = new Date("2026-09-01T00:00:00Z");
-    await store.createProject({ id: PROJECT }, now);
-    const { key } = await store.createAgentKey(PROJECT, "bench-agent", now);
-    const run = await store.startRun({ project: PROJECT, workflow: "bench" }, now);
-    const categories = rolePolicy(ROLE).journalCategories;
-    const pool = generatePool(size);
-    for (const [i, item] of pool.entries()) {
-      await store.appendJournal(
-        {
-          project: PROJECT,
-          runId: run.id,
-          category: categories[i % categories.length],
-          summary: item.summary,
-          evidenceRefs: [`bench:${i}`],
-        },
-        now,
-      );
-    }
-    const entries = await store.listJournal(PROJECT);
-    const items = entries.map(journalEntryToItem);
+    const { key, items } = await seedHubStore(store, size, new Date("2026-09-01T00:00:00Z"));
 
     const tasks = generateTasks(50);
     const queries = generateQueries(items, 50).map(({ query }) => query);

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { openBrowser } from "@kxm/browser";
 import { benchBrowser, browserInputsMissing } from "./browser.mjs";
 import { cranfieldInputsMissing, evaluate, loadCranfield } from "./cranfield.mjs";
+import { enginesInputsMissing } from "./engines.mjs";
 import { canCollect, now } from "./measure.mjs";
 import { ADAPTERS } from "./peers/adapters.mjs";
 import { generatePool, SEED } from "./pool.mjs";
@@ -187,6 +188,13 @@ if (cranfieldMissing !== undefined && options.mode !== "smoke") {
   console.error(`bench: the Cranfield collection cannot be read: ${cranfieldMissing}`);
   process.exit(2);
 }
+// The engines figures need Debian's PostgreSQL server binaries (the throwaway cluster the tests start) and the
+// built CLI (`kxm hub serve`); only a smoke run goes on without them.
+const enginesMissing = enginesInputsMissing();
+if (enginesMissing !== undefined && options.mode !== "smoke") {
+  console.error(`bench: the engines figures cannot run: ${enginesMissing}`);
+  process.exit(2);
+}
 if (!canCollect)
   console.error("bench: run node with --expose-gc for steady memory figures (pnpm bench does)");
 const machine = machineInfo();
@@ -239,14 +247,23 @@ const hubSize = options.mode === "smoke" ? 1_000 : 10_000;
 progress(`[hub] ${hubSize.toLocaleString("en-US")} items under autocannon`);
 const hub = await runWorker("hub", { type: "hub", size: hubSize, mode: options.mode });
 keepPartial({ sizes, hub });
+/** @type {any} */
+let engines = { skipped: enginesMissing ?? "" };
+if (enginesMissing === undefined) {
+  progress(`[engines] ${hubSize.toLocaleString("en-US")} items on SQLite and on PostgreSQL, then several hubs`);
+  engines = await runWorker("engines", { type: "engines", size: hubSize, mode: options.mode });
+} else {
+  progress(`[engines] skipped: ${enginesMissing}`);
+}
+keepPartial({ sizes, hub, engines });
 progress("[start-up] node -e 0, kxm --version, kxm memory brief and kxm memory revision");
 const startup = benchStartup(options.mode);
-keepPartial({ sizes, hub, startup });
+keepPartial({ sizes, hub, engines, startup });
 /** @type {Awaited<ReturnType<typeof benchBrowser>> | { skipped: string }} */
 let browser = { skipped: browserMissing ?? "" };
 if (browserMissing === undefined) browser = await benchBrowser(options.mode, openBrowser, progress);
 else progress(`[browser] skipped: ${browserMissing}`);
-keepPartial({ sizes, hub, startup, browser });
+keepPartial({ sizes, hub, engines, startup, browser });
 
 // Cranfield: every system in a smoke run too (the collection is small), unless the data is missing, which only a
 // smoke run tolerates.
@@ -280,6 +297,7 @@ const run = {
   machine,
   sizes,
   hub,
+  engines,
   startup,
   browser,
   cranfield,

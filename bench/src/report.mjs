@@ -4,6 +4,7 @@
 // puts them in order.
 import { browserReport } from "./report/browser-report.mjs";
 import { cranfieldReport } from "./report/cranfield-report.mjs";
+import { enginesReport } from "./report/engines-report.mjs";
 import { count, table } from "./report/format.mjs";
 import { hubReport } from "./report/hub-report.mjs";
 import { detailsTable, phasesTable } from "./report/kxm-tables.mjs";
@@ -19,7 +20,7 @@ export { machineInfo } from "./report/machine.mjs";
 
 /**
  * The whole report, as printed and as written to results/latest.md.
- * @param {{ mode: string, seed: number, machine: ReturnType<typeof import("./report/machine.mjs").machineInfo>, sizes: readonly { size: number, kxm: any, peers: any[] }[], hub?: any, startup?: any, browser?: any, cranfield: ReturnType<typeof import("./report/cranfield-summary.mjs").cranfieldSummary> | null, identical: boolean, checks: number, seconds: number }} run
+ * @param {{ mode: string, seed: number, machine: ReturnType<typeof import("./report/machine.mjs").machineInfo>, sizes: readonly { size: number, kxm: any, peers: any[] }[], hub?: any, engines?: any, startup?: any, browser?: any, cranfield: ReturnType<typeof import("./report/cranfield-summary.mjs").cranfieldSummary> | null, identical: boolean, checks: number, seconds: number }} run
  */
 export function markdownReport(run) {
   const lines = [
@@ -60,6 +61,8 @@ export function markdownReport(run) {
     "",
   );
   if (run.hub) lines.push("## Hub on loopback", "", hubReport(run.hub), "");
+  if (run.engines)
+    lines.push("## SQLite and PostgreSQL, one hub and several", "", enginesReport(run.engines), "");
   if (run.startup) lines.push("## Start-up", "", startupReport(run.startup), "");
   if (run.browser) lines.push("## Browser sessions", "", browserReport(run.browser), "");
   if (run.cranfield !== null) lines.push("## Cranfield", "", cranfieldReport(run.cranfield), "");

@@ -9,8 +9,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { now, summarize } from "./measure.mjs";
 
-const CLI = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "apps", "cli", "bin", "run.js");
-const CLI_BUILT = join(dirname(CLI), "..", "dist");
+/** The CLI as the workspace builds it: its bin script, and the build output the script loads. */
+export const CLI = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "apps", "cli", "bin", "run.js");
+export const CLI_BUILT = join(dirname(CLI), "..", "dist");
 
 const FACT = `---
 schema: kxm.memory.v1

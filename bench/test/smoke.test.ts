@@ -11,6 +11,16 @@ const bench = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = mkdtempSync(join(tmpdir(), "kxm-bench-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
+/** What a load's figures say of the requests autocannon sent. */
+interface Served {
+  total: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  p50: number;
+  p99: number;
+}
+
 interface Stats {
   n: number;
   p50: number;
@@ -94,6 +104,35 @@ describe("pnpm bench --smoke", () => {
       expect(server.arbiter.p50).toBeGreaterThan(0);
     }
     for (const stats of Object.values(json.hub.inProcess) as Stats[]) expect(stats.p50).toBeGreaterThan(0);
+    // Both engines served every route, and one and two hub processes on one PostgreSQL every request (CI
+    // installs the server); the CPU read around the bursts adds up to no more than the machine has.
+    expect(json.engines.skipped).toBeUndefined();
+    expect(Object.keys(json.engines.routes)).toEqual([
+      "health",
+      "contextLong",
+      "recall",
+      "state",
+      "proposal",
+    ]);
+    const served = (figures: Served & { cores: { hubs: number; machine: number; capacity: number } }) => {
+      expect(figures.total).toBeGreaterThan(0);
+      expect(figures.non2xx + figures.errors + figures.timeouts).toBe(0);
+      expect(figures.p50).toBeGreaterThan(0);
+      expect(figures.p50).toBeLessThanOrEqual(figures.p99);
+      expect(figures.cores.hubs).toBeGreaterThan(0);
+      expect(figures.cores.machine).toBeLessThanOrEqual(figures.cores.capacity * 1.05);
+    };
+    for (const both of Object.values(json.engines.routes) as { sqlite: never; postgres: never }[]) {
+      served(both.sqlite);
+      served(both.postgres);
+    }
+    expect(json.engines.routes.contextLong.postgres.cores.postgres).toBeGreaterThan(0);
+    expect(json.engines.hubCounts).toEqual([1, 2]);
+    for (const load of ["contextLong", "mixed"]) {
+      for (const n of [1, 2]) served(json.engines.throughput[load][n]);
+    }
+    expect(report).toContain("## SQLite and PostgreSQL, one hub and several");
+    expect(report).toContain("| POST /state/proposals |");
     if (!("skipped" in json.startup)) {
       expect(json.startup.node.p50).toBeGreaterThan(0);
       expect(json.startup.kxm.p50).toBeGreaterThan(0);
@@ -142,6 +181,25 @@ describe("pnpm bench --smoke", () => {
       expect(run.status).toBe(2);
       expect(run.stderr.trim().split("\n")).toEqual([
         `bench: the Cranfield collection cannot be read: ${join(empty, "cran.all.1400")} is missing (set KXM_CRANFIELD_DIR)`,
+      ]);
+      expect(existsSync(join(empty, "out"))).toBe(false);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  test("checks for PostgreSQL before the first measurement: no server binaries, exit 2 at once", () => {
+    const empty = mkdtempSync(join(tmpdir(), "kxm-bench-no-postgres-"));
+    try {
+      const run = spawnSync(process.execPath, ["src/main.mjs", "--quick", "--out", join(empty, "out")], {
+        cwd: bench,
+        encoding: "utf8",
+        env: { ...process.env, KXM_POSTGRES_BIN: empty },
+        timeout: 30_000,
+      });
+      expect(run.status).toBe(2);
+      expect(run.stderr.trim().split("\n")).toEqual([
+        `bench: the engines figures cannot run: initdb and pg_ctl not found in ${empty} (KXM_POSTGRES_BIN)`,
       ]);
       expect(existsSync(join(empty, "out"))).toBe(false);
     } finally {

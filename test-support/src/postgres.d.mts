@@ -20,10 +20,11 @@ export interface PostgresCluster {
 export function postgresBinDir(): string;
 
 /**
- * Starts a fresh cluster (about 2 to 3 s here). Durability settings are relaxed (`fsync=off`): a killed server
- * process loses nothing the kernel holds, and these clusters never outlive a machine crash.
+ * Starts a fresh cluster (about 2 to 3 s here). Durability settings are relaxed (`fsync=off`) unless `durable`:
+ * a killed server process loses nothing the kernel holds, and these clusters never outlive a machine crash. The
+ * bench starts a durable one, at the server's default settings, as a deployment runs.
  */
-export function startPostgres(): Promise<PostgresCluster>;
+export function startPostgres(options?: { durable?: boolean }): Promise<PostgresCluster>;
 
 /** Creates an empty database on the server of `adminUrl` (a database of the cluster the caller may use). */
 export function createDatabase(adminUrl: string, name: string, template?: string): Promise<void>;

@@ -65,11 +65,13 @@ function run(user, command, args) {
 }
 
 /**
- * Starts a fresh cluster (about 2 to 3 s here). Durability settings are relaxed (`fsync=off`): a killed server
- * process loses nothing the kernel holds, and these clusters never outlive a machine crash.
+ * Starts a fresh cluster (about 2 to 3 s here). Durability settings are relaxed (`fsync=off`) unless `durable`:
+ * a killed server process loses nothing the kernel holds, and these clusters never outlive a machine crash. The
+ * bench starts a durable one, at the server's default settings, as a deployment runs.
+ * @param {{ durable?: boolean }} [settings]
  * @returns {Promise<PostgresCluster>}
  */
-export async function startPostgres() {
+export async function startPostgres(settings = {}) {
   const bin = postgresBinDir();
   const user = asServerUser();
   const dir = mkdtempSync(join(tmpdir(), "kxm-postgres-"));
@@ -94,8 +96,7 @@ export async function startPostgres() {
       `-p ${port}`,
       "-c listen_addresses=127.0.0.1",
       `-c unix_socket_directories=${dir}`,
-      "-c fsync=off",
-      "-c full_page_writes=off",
+      ...(settings.durable === true ? [] : ["-c fsync=off", "-c full_page_writes=off"]),
       "-c max_connections=200",
     ].join(" ");
     run(user, join(bin, "pg_ctl"), ["-D", data, "-o", options, "-l", join(dir, "server.log"), "-w", "start"]);

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { indexedText, PoolIndex } from "@kxm/arbiter";
 import { LIMITS } from "@kxm/contract";
 import { loadCranfield } from "../cranfield.mjs";
+import { benchEngines } from "../engines.mjs";
 import { benchHub } from "../hub.mjs";
 import { collect, median, now, summarize } from "../measure.mjs";
 import { generateEdits, generatePool, generateQueries, generateTasks, PROJECT } from "../pool.mjs";
@@ -241,6 +242,7 @@ process.once("message", async (/** @type {any} */ message) => {
   /** @type {unknown} */
   let result;
   if (job.type === "hub") result = await benchHub(job);
+  else if (job.type === "engines") result = await benchEngines(job);
   else if (job.type === "cranfield") result = cranfieldRun(system);
   else if (system === "kxm") {
     const plan = job.mode === "smoke" ? SMOKE_PLAN : FULL_PLAN;
