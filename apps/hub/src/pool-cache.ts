@@ -28,7 +28,8 @@ function plan(changes: readonly StoreChange[]) {
 /**
  * Every project's pool, loaded on first use and then kept equal to the store through the store's change feed
  * (decision 0006), whichever process wrote: this hub's writes and those of any other process on the same
- * database reach the pools the same way, once each. Every read first calls {@link sync}, which applies the changes
+ * database reach the pools the same way, once each. Every request first calls {@link sync} (once, through
+ * `HubServices.project`), which applies the changes
  * after this hub's cursor: a change to items or journal entries re-reads those records from the store, in the
  * snapshot the changes were read in (so a pool ends exactly at the batch's head, whatever other processes write
  * meanwhile), and a project, purge or reset change drops the pool, which reloads on its next use.
@@ -64,11 +65,15 @@ export class PoolCache {
     return round;
   }
 
-  /** The project's pool, up to date with the store, loading it first if needed. */
-  async get(project: ProjectRecord): Promise<ProjectPool> {
-    await this.sync();
+  /**
+   * The project's pool, loading it first if needed. It is as fresh as the last {@link sync}: callers reach it
+   * through `HubServices.project`, which syncs once per request (a second round here would cost every request one
+   * more read of the feed).
+   */
+  get(project: ProjectRecord): Promise<ProjectPool> {
     const existing = this.entries.get(project.id);
-    if (existing !== undefined) return existing.pool ?? existing.ready;
+    if (existing !== undefined)
+      return existing.pool === undefined ? existing.ready : Promise.resolve(existing.pool);
     const entry: CacheEntry = {
       pool: undefined,
       ready: this.load(project).then((pool) => {

@@ -5,6 +5,7 @@ import type { AdminToken } from "./auth.js";
 import { describeError } from "./logging.js";
 import { PacketAuditWriter } from "./packet-audit.js";
 import { PoolCache } from "./pool-cache.js";
+import type { ProjectPool } from "./project-pool.js";
 
 /** What every route handler works with: the store, the pools, the clock and the logger. */
 export class HubServices {
@@ -37,12 +38,17 @@ export class HubServices {
     return project;
   }
 
+  /** The registered project's pool (404 `not_found` otherwise), caught up with the change feed once. */
+  async pool(id: string): Promise<ProjectPool> {
+    return this.pools.get(await this.project(id));
+  }
+
   /** Reloads the pools of these projects from the store; returns how many loaded. */
   private async rebuild(projects: readonly string[]): Promise<number> {
     let rebuilt = 0;
     for (const id of projects) {
       try {
-        await this.pools.get(await this.project(id));
+        await this.pool(id);
         rebuilt += 1;
       } catch (error) {
         // The pool reloads on its next use instead; the request that needs it will report the failure.

@@ -15,7 +15,7 @@ export async function freshPool(
   projectId: string,
   nowMs: number = hub.now().getTime(),
 ): Promise<ProjectPool> {
-  const pool = await hub.pools.get(await hub.project(projectId));
+  const pool = await hub.pool(projectId);
   await pool.refreshAuthored();
   pool.withholdExpired(nowMs);
   return pool;

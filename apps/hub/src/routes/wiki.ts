@@ -35,8 +35,7 @@ export const reviewJournal: RouteHandler<"reviewJournal"> = async ({ params, bod
  * Nothing the pool withholds is listed, open contradictions included (decisions 0017 and 0018).
  */
 export const wikiRecords: RouteHandler<"wikiRecords"> = async ({ params, hub }) => {
-  const project = await hub.project(params.project);
-  const pool = await hub.pools.get(project);
+  const pool = await hub.pool(params.project);
   await pool.refreshAuthored();
   const now = hub.now();
   // Expired items are withheld here as in every packet, so the wiki never states what agents are no longer told.
@@ -48,9 +47,9 @@ export const wikiRecords: RouteHandler<"wikiRecords"> = async ({ params, hub }) 
   );
   const memory = base.filter((item) => item.kind !== "skill" && item.id.startsWith("mem_"));
   const skills = base.filter((item) => item.kind === "skill" && item.id.startsWith("skill_"));
-  const journal = await hub.store.listReviewedJournal(project.id);
+  const journal = await hub.store.listReviewedJournal(params.project);
   return {
-    project: project.id,
+    project: params.project,
     generatedAt,
     state,
     memory,

@@ -53,7 +53,7 @@ export const unrevoke: RouteHandler<"unrevoke"> = async ({ params, body, caller,
  */
 export const forget: RouteHandler<"forget"> = async ({ params, body, caller, hub, log }) => {
   const by = actorOf(requireCaller(caller));
-  const pool = await hub.pools.get(await hub.project(params.project));
+  const pool = await hub.pool(params.project);
   await pool.refreshAuthored();
   const authored = pool.authoredItem(params.itemId);
   const { tombstone, deleted } = await hub.store.forget(
