@@ -2,6 +2,7 @@ import { compareCodeUnits } from "@kxm/contract";
 import { and, lt, lte, max, sql } from "drizzle-orm";
 import type { ChangeBatch, ChangeKind, StoreChange } from "../types.js";
 import { type Pg, snapshotTx } from "./db.js";
+import { prepared } from "./prepared.js";
 import { changes, changeHead as head } from "./schema.js";
 import { snapshotVersions } from "./versions.js";
 
@@ -55,14 +56,7 @@ export function changesSince(db: Pg, cursor: number): Promise<ChangeBatch> {
 
 /** The feed after `cursor`, inside the caller's snapshot. */
 export async function readBatch(tx: Pg, cursor: number): Promise<ChangeBatch> {
-  const [bounds] = await tx
-    .select({
-      oldest: sql<string | null>`min(${changes.seq})`,
-      head: sql<string | null>`max(${changes.seq})`,
-    })
-    .from(changes);
-  const newest = bounds?.head === null || bounds?.head === undefined ? 0 : Number(bounds.head);
-  const oldest = bounds?.oldest === null || bounds?.oldest === undefined ? newest + 1 : Number(bounds.oldest);
+  const { oldest, newest } = await feedBounds(tx);
   if (!Number.isSafeInteger(cursor) || cursor < 0 || cursor > newest || cursor < oldest - 1) {
     return { head: newest, reset: true, changes: [] };
   }
@@ -81,6 +75,22 @@ export async function readBatch(tx: Pg, cursor: number): Promise<ChangeBatch> {
       (row): StoreChange => ({ seq: row.seq, project: row.project, kind: row.kind, ids: row.ids }),
     ),
   };
+}
+
+/** The feed's oldest and newest seqs (an empty feed: newest 0, oldest 1), in one statement. */
+export async function feedBounds(db: Pg): Promise<{ oldest: number; newest: number }> {
+  const [bounds] = await prepared(db, "kxm_feed_bounds", (pg, name) =>
+    pg
+      .select({
+        oldest: sql<string | null>`min(${changes.seq})`,
+        head: sql<string | null>`max(${changes.seq})`,
+      })
+      .from(changes)
+      .prepare(name),
+  ).execute();
+  const newest = bounds?.head === null || bounds?.head === undefined ? 0 : Number(bounds.head);
+  const oldest = bounds?.oldest === null || bounds?.oldest === undefined ? newest + 1 : Number(bounds.oldest);
+  return { oldest, newest };
 }
 
 /**

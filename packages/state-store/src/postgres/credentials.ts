@@ -1,12 +1,13 @@
 // Agent keys on PostgreSQL: the same keys, checks and errors as `../sqlite/credentials.ts`.
 import crypto from "node:crypto";
 import { compareCodeUnits, KxmError } from "@kxm/contract";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { KEY_SHAPE } from "../domain/credentials.js";
 import { projectId, recordId } from "../input.js";
 import { isoTime } from "../time.js";
 import type { AgentIdentity } from "../types.js";
 import { type Pg, requireProject, writeTx } from "./db.js";
+import { prepared } from "./prepared.js";
 import { agentCredentials } from "./schema.js";
 
 function keyHash(key: string): string {
@@ -79,14 +80,17 @@ export async function revokeAgentKey(db: Pg, project: string, agentId: string, n
  */
 export async function authenticateAgent(db: Pg, key: string): Promise<AgentIdentity | undefined> {
   if (typeof key !== "string" || !KEY_SHAPE.test(key)) return undefined;
-  const [row] = await db
-    .select({
-      project: agentCredentials.project,
-      agentId: agentCredentials.agentId,
-      revokedAt: agentCredentials.revokedAt,
-    })
-    .from(agentCredentials)
-    .where(eq(agentCredentials.keyHash, keyHash(key)));
+  const [row] = await prepared(db, "kxm_agent_by_key", (pg, name) =>
+    pg
+      .select({
+        project: agentCredentials.project,
+        agentId: agentCredentials.agentId,
+        revokedAt: agentCredentials.revokedAt,
+      })
+      .from(agentCredentials)
+      .where(eq(agentCredentials.keyHash, sql.placeholder("keyHash")))
+      .prepare(name),
+  ).execute({ keyHash: keyHash(key) });
   if (row === undefined || row.revokedAt !== null) return undefined;
   return { project: row.project, agentId: row.agentId };
 }

@@ -6,6 +6,7 @@ import { operatorName, TOKEN_SHAPE, tokenHash } from "../domain/credentials.js";
 import { isoTime } from "../time.js";
 import type { OperatorIdentity } from "../types.js";
 import { type Pg, writeTx } from "./db.js";
+import { prepared } from "./prepared.js";
 import { operatorCredentials } from "./schema.js";
 
 /**
@@ -67,10 +68,13 @@ export async function listOperators(db: Pg): Promise<OperatorRecord[]> {
 export async function authenticateOperator(db: Pg, token: string): Promise<OperatorIdentity | undefined> {
   if (typeof token !== "string" || !TOKEN_SHAPE.test(token)) return undefined;
   const presented = tokenHash(token);
-  const rows = await db
-    .select({ keyHash: operatorCredentials.keyHash, name: operatorCredentials.name })
-    .from(operatorCredentials)
-    .where(isNull(operatorCredentials.revokedAt));
+  const rows = await prepared(db, "kxm_active_operators", (pg, name) =>
+    pg
+      .select({ keyHash: operatorCredentials.keyHash, name: operatorCredentials.name })
+      .from(operatorCredentials)
+      .where(isNull(operatorCredentials.revokedAt))
+      .prepare(name),
+  ).execute();
   let found: string | undefined;
   for (const row of rows) {
     const stored = Buffer.from(row.keyHash, "hex");

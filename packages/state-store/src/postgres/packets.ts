@@ -6,6 +6,7 @@ import { checkPacketPageLimit, toStoredPacket } from "../domain/packets.js";
 import { isoTime } from "../time.js";
 import type { PacketPage, PacketPageOptions, PacketRecordInput } from "../types.js";
 import type { Pg } from "./db.js";
+import { prepared } from "./prepared.js";
 import { packetAudits } from "./schema.js";
 
 /** Rows per insert statement: 12 parameters each, far below PostgreSQL's 65 535 per statement. */
@@ -50,20 +51,60 @@ export async function recordPackets(db: Pg, records: readonly PacketRecordInput[
     });
   }
   const all = [...rows.values()];
+  // One statement is atomic by itself: a transaction around it would cost every packet two more round trips.
+  // A batch of one, what a hub not under load writes for every packet, is a statement prepared once.
+  const [only] = all;
+  if (all.length === 1 && only !== undefined) {
+    await prepared(db, "kxm_record_packet", (pg, name) =>
+      upsertWith(pg, PACKET_PLACEHOLDERS).prepare(name),
+    ).execute(only);
+    return;
+  }
+  if (all.length <= ROWS_PER_INSERT) {
+    await upsertWith(db, all);
+    return;
+  }
   await db.transaction(async (tx) => {
     for (let start = 0; start < all.length; start += ROWS_PER_INSERT) {
-      await tx
-        .insert(packetAudits)
-        .values(all.slice(start, start + ROWS_PER_INSERT))
-        .onConflictDoUpdate({
-          target: [packetAudits.project, packetAudits.packetId],
-          set: {
-            lastServedAt: sql`greatest(${packetAudits.lastServedAt}, excluded.last_served_at)`,
-            timesServed: sql`${packetAudits.timesServed} + excluded.times_served`,
-          },
-        });
+      await upsertWith(tx, all.slice(start, start + ROWS_PER_INSERT));
     }
   });
+}
+
+type PacketRow = typeof packetAudits.$inferInsert;
+
+/** Every column a packet's row is written with, each as the placeholder of the same name. */
+const PACKET_PLACEHOLDERS = Object.fromEntries(
+  (
+    [
+      "project",
+      "packetId",
+      "runId",
+      "rankerVersion",
+      "requestSha256",
+      "changeSeq",
+      "firstServedAt",
+      "lastServedAt",
+      "timesServed",
+      "sections",
+      "audit",
+      "inputs",
+    ] satisfies (keyof PacketRow)[]
+  ).map((column) => [column, sql.placeholder(column)]),
+) as unknown as PacketRow;
+
+/** The upsert of packet rows: a known packet keeps its row, gets the later last-served time and the servings. */
+function upsertWith(db: Pg, rows: PacketRow | PacketRow[]) {
+  return db
+    .insert(packetAudits)
+    .values(rows as PacketRow[])
+    .onConflictDoUpdate({
+      target: [packetAudits.project, packetAudits.packetId],
+      set: {
+        lastServedAt: sql`greatest(${packetAudits.lastServedAt}, excluded.last_served_at)`,
+        timesServed: sql`${packetAudits.timesServed} + excluded.times_served`,
+      },
+    });
 }
 
 /** The project's stored packets, last served first (then packet id, descending), one page at a time. */

@@ -1,6 +1,6 @@
 // Temporal state on PostgreSQL: the same proposals, promotions and reads as `../sqlite/state.ts`.
 import type { ContextItem } from "@kxm/contract";
-import { and, eq, gt, inArray, isNull, lte, or } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import {
   buildProposal,
   byValidFromThenId,
@@ -20,6 +20,7 @@ import type {
 import { appendChange } from "./changes.js";
 import { type Pg, requireProject, writeTx } from "./db.js";
 import { findItem, insertItem, updateItem } from "./items.js";
+import { prepared } from "./prepared.js";
 import { itemContributors, items, stateProposals } from "./schema.js";
 import { agentRevoked, refuseForgotten } from "./withhold.js";
 
@@ -88,19 +89,22 @@ export async function promoteState(db: Pg, input: StatePromotionInput, now: Date
 /** Current or superseded items of the key active at `asOf` (validFrom <= asOf < validUntil). */
 export async function currentState(db: Pg, project: string, key: string, asOf: Date): Promise<ContextItem[]> {
   const at = isoTime(asOf, "asOf");
-  const rows = await db
-    .select({ body: items.body })
-    .from(items)
-    .where(
-      and(
-        eq(items.project, project),
-        eq(items.kind, "state"),
-        eq(items.stateKey, key),
-        inArray(items.status, ["current", "superseded"]),
-        lte(items.validFrom, at),
-        or(isNull(items.validUntil), gt(items.validUntil, at)),
-      ),
-    );
+  const rows = await prepared(db, "kxm_current_state", (pg, name) =>
+    pg
+      .select({ body: items.body })
+      .from(items)
+      .where(
+        and(
+          eq(items.project, sql.placeholder("project")),
+          eq(items.kind, "state"),
+          eq(items.stateKey, sql.placeholder("key")),
+          inArray(items.status, ["current", "superseded"]),
+          lte(items.validFrom, sql.placeholder("at")),
+          or(isNull(items.validUntil), gt(items.validUntil, sql.placeholder("at"))),
+        ),
+      )
+      .prepare(name),
+  ).execute({ project, key, at });
   return rows.map((row) => row.body).sort(byValidFromThenId);
 }
 
