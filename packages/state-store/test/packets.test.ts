@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import type { PacketRecordInput } from "../src/index.js";
 import { rawQuery } from "./support/raw-sql.js";
 import { packetRecord } from "./support/state-fixtures.js";
-import { at, T0, tempStore } from "./support/temp-store.js";
+import { at, open, T0, tempStore } from "./support/temp-store.js";
 
 // The stored packet audits (issue 20): one row per project and packet id, served counts, the newest-served-first
 // listing with its cursor, retention, and removal with the project.
@@ -37,6 +37,30 @@ describe("stored packets", () => {
     });
     expect(stored?.audit.request).toEqual({ project: "demo", role: "planner", taskChars: 12 });
     expect(await store.getPacket("other", id(1))).toBeUndefined();
+  });
+
+  test("two processes storing the same packets in opposite orders both succeed, with every serving counted", async () => {
+    // On PostgreSQL two hubs' batches lock the same rows; in different orders they would deadlock, and the
+    // server would fail one batch after a second.
+    const { store, file } = await tempStore();
+    const other = await open(file);
+    try {
+      await store.createProject({ id: "demo" }, at(T0));
+      const batch = Array.from({ length: 20 }, (_, n) => record("demo", id(n), at(T0, n)));
+      const reversed = [...batch].reverse();
+      for (let round = 0; round < 10; round += 1) {
+        await Promise.all([
+          store.recordPackets(batch),
+          other.recordPackets(reversed),
+          store.recordPackets(reversed),
+          other.recordPackets(batch),
+        ]);
+      }
+      expect((await store.getPacket("demo", id(0)))?.timesServed).toBe(40);
+      expect((await other.getPacket("demo", id(19)))?.timesServed).toBe(40);
+    } finally {
+      await other.close();
+    }
   });
 
   test("an unknown project rejects the whole batch", async () => {

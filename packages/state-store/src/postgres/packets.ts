@@ -1,5 +1,5 @@
 // Stored packet audits on PostgreSQL (issue 20): the same rows and reads as `../sqlite/packets.ts`.
-import type { StoredPacket } from "@kxm/contract";
+import { compareCodeUnits, type StoredPacket } from "@kxm/contract";
 import { and, desc, eq, lt, or, type SQL, sql } from "drizzle-orm";
 import { decodeCursor, encodeCursor } from "../domain/cursor.js";
 import { checkPacketPageLimit, toStoredPacket } from "../domain/packets.js";
@@ -50,7 +50,9 @@ export async function recordPackets(db: Pg, records: readonly PacketRecordInput[
       inputs: record.inputs,
     });
   }
-  const all = [...rows.values()];
+  // In one order on every hub: two hubs upserting the same packets in different orders would each hold a row
+  // the other waits for, a deadlock PostgreSQL breaks only after a second by failing one of the batches.
+  const all = [...rows.entries()].sort(([a], [b]) => compareCodeUnits(a, b)).map(([, row]) => row);
   // One statement is atomic by itself: a transaction around it would cost every packet two more round trips.
   // A batch of one, what a hub not under load writes for every packet, is a statement prepared once.
   const [only] = all;
