@@ -6,6 +6,27 @@
 // Latencies are taken from each response's own duration (autocannon's `response` event, nanosecond clock): its
 // histogram keeps whole milliseconds, which turns a 0.09 ms answer into 0 and a 4.6 ms one into 4.
 import autocannon from "autocannon";
+import { COUNTER } from "./load.mjs";
+
+/** The requests sent so far whose body holds {@link COUNTER}, in this process. */
+let sent = 0;
+
+/**
+ * A request whose body holds {@link COUNTER} is rebuilt for every send with the next number in its place (what
+ * a burst of writes needs to give each one a key of its own); any other is built once, as autocannon does.
+ * @param {{ body?: string }} request
+ */
+function withCounter(request) {
+  const { body } = request;
+  if (body === undefined || !body.includes(COUNTER)) return request;
+  return {
+    ...request,
+    setupRequest: (/** @type {any} */ req) => ({
+      ...req,
+      body: body.replaceAll(COUNTER, String(++sent)),
+    }),
+  };
+}
 
 process.on("disconnect", () => process.exit(1));
 process.once("message", async (/** @type {any} */ job) => {
@@ -19,7 +40,7 @@ process.once("message", async (/** @type {any} */ job) => {
         url,
         connections: job.connections,
         duration: job.durationSeconds,
-        requests: job.requests,
+        requests: job.requests.map((/** @type {any} */ request) => withCounter(request)),
       });
       instance.on("response", (_client, statusCode, _bytes, responseTime) => {
         if (statusCode >= 200 && statusCode < 300) durations.push(responseTime);

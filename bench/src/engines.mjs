@@ -19,7 +19,7 @@ import { createDatabase, postgresBinDir, startPostgres } from "@kxm/test-support
 import pino from "pino";
 import { machineCpuMs, processCpuMs, serverCpuMs } from "./cpu.mjs";
 import { ADMIN_TOKEN, ROLE, seedHubStore } from "./hub.mjs";
-import { BURST_SECONDS, cannon, idle, pooled } from "./load.mjs";
+import { BURST_SECONDS, COUNTER, cannon, idle, pooled } from "./load.mjs";
 import { now } from "./measure.mjs";
 import { generateQueries, generateTasks, PROJECT } from "./pool.mjs";
 import { CLI, CLI_BUILT } from "./startup.mjs";
@@ -37,8 +37,11 @@ const MIXED_WRITE_EVERY = 8;
 const round = (value) => Math.round(value * 1000) / 1000;
 
 /**
- * The hub's requests, as autocannon sends them: one agent key, the seeded tasks and needles, state proposals on
- * keys of their own (a key's pending proposals pile up as the load repeats them, as any key's do).
+ * The hub's requests, as autocannon sends them: one agent key, the seeded tasks and needles, and state proposals.
+ * Each proposal goes to a key no other request names (the burst and the load generator's count are in it), so
+ * that every proposal is a new pending value of a key of its own: a key proposed twice would be an open
+ * contradiction, and a run's packets would carry more of them burst after burst. The pool still grows by one state
+ * item per proposal, as it does under any writer.
  * @param {string} key
  * @param {readonly object[]} items
  */
@@ -50,39 +53,42 @@ function requestsOf(key, items) {
   const posts = (path, bodies) =>
     bodies.map((body) => ({ method: "POST", path, headers, body: JSON.stringify(body) }));
   const project = `/v1/projects/${PROJECT}`;
-  /** @param {number} count */
-  const proposals = (count) =>
-    posts(
-      `${project}/state/proposals`,
-      Array.from({ length: count }, (_, i) => ({
-        key: `bench.write.${i}`,
-        summary: `The bench proposes value ${i} for this key`,
+  /** A proposal template: the load generator numbers each one it sends (cannon.mjs), within `burst`. */
+  const proposal = (/** @type {number} */ burst) =>
+    posts(`${project}/state/proposals`, [
+      {
+        key: `bench.write.${burst}.${COUNTER}`,
+        summary: `The bench proposes value ${COUNTER} of burst ${burst} for this key`,
         authority: "evidence",
         confidence: "probable",
-        evidenceRefs: [`bench:write:${i}`],
-      })),
-    );
+        evidenceRefs: [`bench:write:${burst}:${COUNTER}`],
+      },
+    ]);
   const context = posts(
     `${project}/context`,
     tasks.long.map((task) => ({ role: ROLE, task })),
   );
-  const writes = proposals(100);
   return {
-    health: [{ method: "GET", path: "/v1/health" }],
-    contextLong: context,
-    recall: posts(
-      `${project}/recall`,
-      queries.map((query) => ({ query })),
-    ),
-    state: [{ method: "GET", path: `${project}/state/${STATE_KEY}`, headers }],
-    proposal: proposals(1_000),
+    health: () => [{ method: "GET", path: "/v1/health" }],
+    contextLong: () => context,
+    recall: () =>
+      posts(
+        `${project}/recall`,
+        queries.map((query) => ({ query })),
+      ),
+    state: () => [{ method: "GET", path: `${project}/state/${STATE_KEY}`, headers }],
+    proposal,
     // Long-task packets with one proposal in every MIXED_WRITE_EVERY requests: every write makes every hub
     // catch its pool up before its next packet.
-    mixed: Array.from({ length: writes.length * MIXED_WRITE_EVERY }, (_, i) =>
-      i % MIXED_WRITE_EVERY === MIXED_WRITE_EVERY - 1
-        ? /** @type {object} */ (writes[Math.floor(i / MIXED_WRITE_EVERY)])
-        : /** @type {object} */ (context[i % context.length]),
-    ),
+    mixed: (burst) => {
+      const [write] = proposal(burst);
+      const packets = context.length - (context.length % (MIXED_WRITE_EVERY - 1));
+      return Array.from({ length: (packets / (MIXED_WRITE_EVERY - 1)) * MIXED_WRITE_EVERY }, (_, i) =>
+        i % MIXED_WRITE_EVERY === MIXED_WRITE_EVERY - 1
+          ? /** @type {object} */ (write)
+          : /** @type {object} */ (context[i - Math.floor(i / MIXED_WRITE_EVERY)]),
+      );
+    },
   };
 }
 
@@ -304,6 +310,12 @@ export async function benchEngines({ size, mode }) {
     }
     const setupMs = now() - started;
     const requests = requestsOf(seed.key, seed.items);
+    // Numbers every burst of the run, so that its proposals' keys are its own.
+    let burst = 0;
+    const nextBurst = () => {
+      burst += 1;
+      return burst;
+    };
     const postgresCpu = () => serverCpuMs(cluster.pid);
 
     // Engines: both hubs in this process, one measured while the other idles.
@@ -328,7 +340,7 @@ export async function benchEngines({ size, mode }) {
         apps.push(app);
         addresses[engine] = await app.listen({ host: "127.0.0.1", port: 0 });
         // One warm-up loads the pool and its indexes, as a real hub's first request does.
-        await cannon(addresses[engine], requests.contextLong.slice(0, 5), Math.min(1, seconds));
+        await cannon(addresses[engine], requests.contextLong(0).slice(0, 5), Math.min(1, seconds));
       }
       const hubCpu = () => {
         const usage = process.cpuUsage();
@@ -339,7 +351,7 @@ export async function benchEngines({ size, mode }) {
         const figures = { sqlite: { runs: [], windows: [] }, postgres: { runs: [], windows: [] } };
         await takeTurns(ENGINES, bursts, async (engine) => {
           const window = cpuWindow({ hubs: hubCpu, postgres: postgresCpu });
-          const run = await cannon(addresses[engine], requests[route], burstSeconds, {
+          const run = await cannon(addresses[engine], requests[route](nextBurst()), burstSeconds, {
             onStart: window.onStart,
           });
           figures[engine].runs.push(run);
@@ -365,14 +377,14 @@ export async function benchEngines({ size, mode }) {
     const throughput = {};
     try {
       const urls = hubs.map((hub) => hub.url);
-      await cannon(urls, requests.contextLong.slice(0, 5), Math.min(1, seconds), { connections: most });
+      await cannon(urls, requests.contextLong(0).slice(0, 5), Math.min(1, seconds), { connections: most });
       const hubsCpu = () => hubs.reduce((n, hub) => n + processCpuMs(hub.pid), 0);
       for (const load of /** @type {const} */ (["contextLong", "mixed"])) {
         /** @type {Record<string, { runs: any[], windows: any[] }>} */
         const figures = Object.fromEntries(hubCounts.map((n) => [n, { runs: [], windows: [] }]));
         await takeTurns(hubCounts, bursts, async (n) => {
           const window = cpuWindow({ hubs: hubsCpu, postgres: postgresCpu });
-          const run = await cannon(urls.slice(0, n), requests[load], burstSeconds, {
+          const run = await cannon(urls.slice(0, n), requests[load](nextBurst()), burstSeconds, {
             connections: CONNECTIONS,
             onStart: window.onStart,
           });

@@ -8,6 +8,9 @@ import { percentile } from "./measure.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/** In a request's body, what the load generator replaces with the number of each request it sends. */
+export const COUNTER = "__N__";
+
 /** A route's turn under load: the sides being compared alternate in bursts of this many seconds. */
 export const BURST_SECONDS = 2;
 

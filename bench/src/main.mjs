@@ -250,7 +250,9 @@ keepPartial({ sizes, hub });
 /** @type {any} */
 let engines = { skipped: enginesMissing ?? "" };
 if (enginesMissing === undefined) {
-  progress(`[engines] ${hubSize.toLocaleString("en-US")} items on SQLite and on PostgreSQL, then several hubs`);
+  progress(
+    `[engines] ${hubSize.toLocaleString("en-US")} items on SQLite and on PostgreSQL, then several hubs`,
+  );
   engines = await runWorker("engines", { type: "engines", size: hubSize, mode: options.mode });
 } else {
   progress(`[engines] skipped: ${enginesMissing}`);
