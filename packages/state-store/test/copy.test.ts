@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { expectKxmRejection, freePort, tempPostgresDatabase } from "@kxm/test-support";
+import postgres from "postgres";
 import { describe, expect, test } from "vitest";
 import { copySqliteToPostgres, type KxmStore, openPostgresStore, openStore } from "../src/index.js";
 import { guideProposal, packetRecord, proposeAndPromote } from "./support/state-fixtures.js";
@@ -154,6 +155,35 @@ describe("openPostgresStore", () => {
     for (const url of [missing, closed]) {
       const error = await expectKxmRejection(openPostgresStore({ url }), "database_unreachable", 503);
       expect(error.message).not.toContain("hunter2");
+    }
+  });
+
+  test("writes run READ COMMITTED even where the database defaults to SERIALIZABLE", async () => {
+    // Two processes writing at once queue on the change feed's row lock; under SERIALIZABLE the one that waited
+    // would fail with a serialization error instead of writing after the other.
+    const url = await tempPostgresDatabase();
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      const name = url.slice(url.lastIndexOf("/") + 1);
+      await admin.unsafe(`alter database ${name} set default_transaction_isolation = 'serializable'`);
+    } finally {
+      await admin.end();
+    }
+    const first = await openPostgresStore({ url });
+    const second = await openPostgresStore({ url });
+    try {
+      await first.createProject({ id: "demo" }, at(T0));
+      const writes = Array.from({ length: 20 }, (_, n) =>
+        (n % 2 === 0 ? first : second).proposeState(
+          guideProposal({ key: `deploy.window.${n}`, summary: `Deploys in window ${n}` }),
+          at(T0, n),
+        ),
+      );
+      expect(await Promise.all(writes)).toHaveLength(20);
+      expect(await second.changeHead()).toBe(21);
+    } finally {
+      await first.close();
+      await second.close();
     }
   });
 });

@@ -26,14 +26,15 @@ export async function appendChange(
   at: string | null,
 ): Promise<number> {
   const sorted = [...new Set(ids)].sort(compareCodeUnits);
-  const [row] = await tx
-    .update(head)
-    .set({ seq: sql`${head.seq} + 1` })
-    .returning({ seq: head.seq });
-  const seq = row?.seq ?? 0;
-  await tx.insert(changes).values({ seq, project, kind, ids: sorted, at });
-  // Delivered when the transaction commits, in commit order; only a wake-up (the table is the truth).
-  await tx.execute(sql`select pg_notify(${CHANGES_CHANNEL}, ${String(seq)})`);
+  // One statement, where three would each cost a round trip: the head's next seq, the change under it, and the
+  // notification, which the server delivers when the transaction commits, in commit order; it is only a wake-up
+  // (the table is the truth). `ids` is stored as the JSON text the schema's json column writes.
+  const [row] = await tx.execute<{ seq: string }>(sql`
+    with next as (update change_head set seq = seq + 1 returning seq)
+    insert into changes (seq, project, kind, ids, at)
+    select next.seq, ${project}, ${kind}, ${JSON.stringify(sorted)}, ${at} from next
+    returning seq, pg_notify(${CHANGES_CHANNEL}, seq::text)`);
+  const seq = Number(row?.seq ?? 0);
   if (kind === "items") await snapshotVersions(tx, project, seq, "item", sorted);
   else if (kind === "journal") await snapshotVersions(tx, project, seq, "entry", sorted);
   return seq;

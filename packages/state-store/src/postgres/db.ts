@@ -20,13 +20,12 @@ export type Pg = PgDatabase<PostgresJsQueryResultHKT>;
  * everything back.
  */
 export function writeTx<T>(db: Pg, work: (tx: Pg) => Promise<T>): Promise<T> {
-  return db.transaction(
-    async (tx) => {
-      await tx.execute(sql`select seq from change_head where one = 1 for update`);
-      return work(tx);
-    },
-    { isolationLevel: "read committed" },
-  );
+  // READ COMMITTED is every store connection's default (`openPostgresStore` sets it when it connects, over any
+  // server, database or role setting): naming it here would cost every write one more statement.
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select seq from change_head where one = 1 for update`);
+    return work(tx);
+  });
 }
 
 /** Runs `work` in one REPEATABLE READ, read-only transaction: every statement reads the same snapshot. */

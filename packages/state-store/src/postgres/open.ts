@@ -115,7 +115,8 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
   const client = postgres(options.url, {
     max: options.maxConnections ?? 10,
     onnotice: () => {},
-    connection: { application_name: "kxm-hub" },
+    // writeTx relies on READ COMMITTED; a startup parameter outranks the server's, database's and role's defaults.
+    connection: { application_name: "kxm-hub", default_transaction_isolation: "read committed" },
   });
   return refusingNul(new PostgresKxmStore(shown, drizzle({ client }), client));
 }
