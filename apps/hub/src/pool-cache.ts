@@ -29,10 +29,10 @@ function plan(changes: readonly StoreChange[]) {
  * Every project's pool, loaded on first use and then kept equal to the store through the store's change feed
  * (decision 0006), whichever process wrote: this hub's writes and those of any other process on the same
  * database reach the pools the same way, once each. Every request first calls {@link sync} (once, through
- * `HubServices.project`), which applies the changes
- * after this hub's cursor: a change to items or journal entries re-reads those records from the store, in the
- * snapshot the changes were read in (so a pool ends exactly at the batch's head, whatever other processes write
- * meanwhile), and a project, purge or reset change drops the pool, which reloads on its next use.
+ * `HubServices.project`), which applies the changes after this hub's cursor: a change to items or journal entries
+ * re-reads those records from the store, in the snapshot the changes were read in (so a pool ends exactly at the
+ * batch's head, whatever other processes write meanwhile), and a project, purge or reset change drops the pool,
+ * which reloads on its next use.
  */
 export class PoolCache {
   private entries = new Map<string, CacheEntry>();
