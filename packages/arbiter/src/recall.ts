@@ -1,12 +1,7 @@
-import {
-  type ContextItem,
-  compareCodeUnits,
-  type RecallItem,
-  type RecallRequest,
-  type RecallResult,
-} from "@kxm/contract";
+import type { ContextItem, RecallItem, RecallRequest, RecallResult } from "@kxm/contract";
 import { roundScore, scoreCorpus } from "./bm25.js";
 import { isLive } from "./eligibility.js";
+import { compareRecallKeys } from "./rank.js";
 import { checkPool, type ResolvedRecallRequest, resolveRecallRequest } from "./request.js";
 import { queryTerms } from "./tokenize.js";
 
@@ -17,13 +12,6 @@ export interface RecallHit {
   readonly item: ContextItem;
   readonly phrase: boolean;
   readonly score: number;
-}
-
-/** Phrase hits first, then score descending, then id by code unit. */
-function compareRecallHits(a: RecallHit, b: RecallHit): number {
-  if (a.phrase !== b.phrase) return a.phrase ? -1 : 1;
-  if (a.score !== b.score) return a.score > b.score ? -1 : 1;
-  return compareCodeUnits(a.item.id, b.item.id);
 }
 
 /** The recall pool: live items that are not skills, of the requested kinds. */
@@ -83,7 +71,7 @@ export function recall(pool: readonly ContextItem[], request: RecallRequest): Re
   const phrase = recallPhrase(resolved.query);
   if (phrase === "") {
     const all = items.map((item) => ({ item, phrase: false, score: 0 }));
-    return recallResult(all.sort(compareRecallHits), resolved.limit);
+    return recallResult(all.sort(compareRecallKeys), resolved.limit);
   }
   const { scores } = scoreCorpus(items, queryTerms(resolved.query));
   const hits: RecallHit[] = [];
@@ -92,5 +80,5 @@ export function recall(pool: readonly ContextItem[], request: RecallRequest): Re
     const isPhrase = isPhraseHit(item, phrase);
     if (isPhrase || score > 0) hits.push({ item, phrase: isPhrase, score });
   });
-  return recallResult(hits.sort(compareRecallHits), resolved.limit);
+  return recallResult(hits.sort(compareRecallKeys), resolved.limit);
 }
