@@ -193,10 +193,10 @@ export class IndexNearMisses {
       const present: number[] = [];
       let entries = 0;
       for (let term = 0; term < ids.length; term += 1) {
-        const list = postings.list(ids[term]!, group);
-        if (list === undefined) continue;
+        const frequency = postings.frequency(ids[term]!, group);
+        if (frequency === 0) continue;
         present.push(term);
-        entries += list[0]!;
+        entries += frequency;
       }
       present.sort((a, b) => idfs[a]! - idfs[b]!);
       // The bound is a little over the true sum, so that rounding in either sum cannot skip an item that ties.
@@ -210,7 +210,7 @@ export class IndexNearMisses {
         cut += 1;
       }
       let essential = 0;
-      for (let i = cut; i < present.length; i += 1) essential += postings.list(ids[present[i]!]!, group)![0]!;
+      for (let i = cut; i < present.length; i += 1) essential += postings.frequency(ids[present[i]!]!, group);
       if (essential === 0) return touchedCount;
       if (essential * PRUNED_ENTRY_COST < entries) {
         this.slots(group, weighed, norms, present.slice(cut), reason, top);
@@ -240,10 +240,11 @@ export class IndexNearMisses {
     const { postings, marks, visits, records, lengths } = this.columns;
     const { ids, idfs } = weighed;
     const slots: number[] = [];
+    const list = postings.arena;
     for (const term of essential) {
-      const list = postings.list(ids[term]!, group)!;
-      const end = 1 + 2 * list[0]!;
-      for (let i = 1; i < end; i += 2) {
+      const at = postings.listAt(ids[term]!, group);
+      const end = at + 1 + 2 * list[at]!;
+      for (let i = at + 1; i < end; i += 2) {
         const slot = list[i]!;
         if (visits[slot] === 0 && marks[slot] !== MARK_CONTRADICTION) {
           visits[slot] = 1;

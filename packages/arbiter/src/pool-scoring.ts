@@ -60,15 +60,16 @@ export class Scorer {
     const numerators = this.numerators;
     const { ids, idfs } = weighed;
     let count = touchedCount;
+    const list = postings.arena;
     for (let term = 0; term < ids.length; term += 1) {
-      const list = postings.list(ids[term]!, group);
-      if (list === undefined) continue;
+      const at = postings.listAt(ids[term]!, group);
+      if (at === 0) continue;
       const termIdf = idfs[term]!;
       // termWeight(idf, tf, norm) = (idf * (tf * (k1 + 1))) / (tf + norm): the numerator depends on the term
       // frequency alone, so it is computed once per small frequency, by the same expression.
       for (let tf = 1; tf < numerators.length; tf += 1) numerators[tf] = termNumerator(termIdf, tf);
-      const end = 1 + 2 * list[0]!;
-      for (let i = 1; i < end; i += 2) {
+      const end = at + 1 + 2 * list[at]!;
+      for (let i = at + 1; i < end; i += 2) {
         const slot = list[i]!;
         const entry = list[i + 1]!;
         // A packed entry holds the slot's length beside the frequency; a negative one (an item too long to pack)
@@ -107,16 +108,17 @@ export class Scorer {
   countGroup(group: number, weighed: WeighedTerms, contradictions: readonly number[]): number {
     const { postings, union, groupMembers, groups, scores } = this.columns;
     const long: { size: number; bits: Int32Array }[] = [];
+    const list = postings.arena;
     for (const id of weighed.ids) {
-      const list = postings.list(id, group);
-      if (list === undefined) continue;
+      const at = postings.listAt(id, group);
+      if (at === 0) continue;
       const bits = postings.bitsOf(id, group);
       if (bits !== undefined) {
-        long.push({ size: list[0]!, bits });
+        long.push({ size: list[at]!, bits });
         continue;
       }
-      const end = 1 + 2 * list[0]!;
-      for (let i = 1; i < end; i += 2) {
+      const end = at + 1 + 2 * list[at]!;
+      for (let i = at + 1; i < end; i += 2) {
         const slot = list[i]!;
         union[slot >>> 5]! |= 1 << (slot & 31);
       }

@@ -20,25 +20,30 @@ const PACKED_LENGTHS = 1 << TF_BITS;
 const BITSET_SHARE = 64;
 
 /**
- * The live slots of one group (kind, active or inert) that hold one term, as one array: element 0 is the count n,
- * then n pairs of slot and packed entry (elements 1 + 2i and 2 + 2i). One typed array per list, not an object and
- * two arrays: a pool holds tens of thousands of lists, and each typed array costs its own headers.
- */
-export type GroupList = Int32Array;
-
-/**
  * The term dictionary and postings of live items, one list per term and group, so that a request reads only the
  * lists of the groups it may use and never tests an entry's group. Terms are interned to small integers; each slot
  * records, for every term it holds, its pair's position in that term's list of its group, so removing an item costs
  * O(1) per term. A list holding at least one slot in 64 also keeps them as a bitset (bit `slot` of word
  * `slot >>> 5`), no larger than the list itself, so that counting the slots that hold any of many terms ORs words
  * instead of visiting every entry.
+ *
+ * Every list lives in one Int32Array, the arena: a pool holds tens of thousands of lists, most of them a pair or
+ * two long, and a typed array of its own would cost each list its headers (about 100 bytes) and a pointer. A list
+ * at offset `at` is `arena[at - 1]` (its capacity in pairs), `arena[at]` (its count n), then n pairs of slot and
+ * packed entry (`arena[at + 1 + 2i]` and `arena[at + 2 + 2i]`). A list that outgrows its place moves to the end of
+ * the arena at twice the capacity; the places left behind are reclaimed by compacting the arena once they are as
+ * large as what is in use.
  */
 export class Postings {
   private readonly ids = new Map<string, number>();
-  /** Per term id, GROUP_COUNT lists (undefined while no slot of that group holds the term). */
-  private readonly lists: (GroupList | undefined)[] = [];
-  /** Bitsets by list key (term id * GROUP_COUNT + group): few lists are long enough to keep one. */
+  /** The lists, and the first free index past the last one (0 is never an offset: `starts` uses it for none). */
+  private lists: Int32Array = new Int32Array(1024);
+  private top = 1;
+  /** Ints of the arena below `top` that no list holds: places left by lists that moved or emptied. */
+  private waste = 0;
+  /** Per list key (term id * GROUP_COUNT + group), the offset of its list in the arena, or 0 while it has none. */
+  private starts: Int32Array = new Int32Array(1024 * GROUP_COUNT);
+  /** Bitsets by list key: few lists are long enough to keep one. */
   private readonly bitsets = new Map<number, Int32Array>();
   /** How many live slots hold each term id, over all groups (0 for a free id). */
   private readonly totals: number[] = [];
@@ -51,8 +56,7 @@ export class Postings {
   private scratchCounts: Int32Array = new Int32Array(1024);
   /**
    * Per slot, one array: its n distinct term ids (elements 0 to n - 1), then its position in each of those terms'
-   * lists of its group (elements n to 2n - 1). One typed array per item rather than two, for the same reason as
-   * GroupList.
+   * lists of its group (elements n to 2n - 1). One typed array per item rather than two.
    */
   private readonly slotTerms: (Int32Array | undefined)[] = [];
   /** Staged slots and their groups, in pairs, in the order staged (see `stage`). */
@@ -79,9 +83,17 @@ export class Postings {
     return this.ids.get(term);
   }
 
-  /** The list of a term id in one group (see GroupList), if a live slot of that group holds it. */
-  list(id: number, group: number): GroupList | undefined {
-    return this.lists[id * GROUP_COUNT + group];
+  /**
+   * The arena every list lives in (see the class comment). It is replaced when it grows or is compacted, so a
+   * caller reads it after the last change and keeps it for one request only.
+   */
+  get arena(): Int32Array {
+    return this.lists;
+  }
+
+  /** The offset in {@link arena} of a term id's list in one group, or 0 when no live slot of that group holds it. */
+  listAt(id: number, group: number): number {
+    return this.starts[id * GROUP_COUNT + group]!;
   }
 
   /** The bitset of a term id's list in one group, when the list is long enough to keep one. */
@@ -91,7 +103,8 @@ export class Postings {
 
   /** How many live slots of a group hold a term id. */
   frequency(id: number, group: number): number {
-    return this.lists[id * GROUP_COUNT + group]?.[0] ?? 0;
+    const at = this.starts[id * GROUP_COUNT + group]!;
+    return at === 0 ? 0 : this.lists[at]!;
   }
 
   /** How many term ids there are room for: every id is below it. */
@@ -104,9 +117,10 @@ export class Postings {
     const terms = this.slotTerms[slot];
     if (terms === undefined) return;
     const count = terms.length >>> 1;
+    const { lists, starts } = this;
     for (let i = 0; i < count; i += 1) {
       const id = terms[i]!;
-      const entry = this.lists[id * GROUP_COUNT + group]![2 + 2 * terms[count + i]!]!;
+      const entry = lists[starts[id * GROUP_COUNT + group]! + 2 + 2 * terms[count + i]!]!;
       visit(id, entry >= 0 ? entry & TF_MASK : ~entry);
     }
   }
@@ -117,7 +131,8 @@ export class Postings {
     if (terms === undefined) return 0;
     const at = termIndex(terms, id);
     if (at === -1) return 0;
-    const entry = this.lists[id * GROUP_COUNT + group]![2 + 2 * terms[(terms.length >>> 1) + at]!]!;
+    const entry =
+      this.lists[this.starts[id * GROUP_COUNT + group]! + 2 + 2 * terms[(terms.length >>> 1) + at]!]!;
     return entry >= 0 ? entry & TF_MASK : ~entry;
   }
 
@@ -130,29 +145,26 @@ export class Postings {
     const count = terms.length >>> 1;
     for (let i = 0; i < count; i += 1) {
       const key = terms[i]! * GROUP_COUNT + group;
+      let at = this.starts[key]!;
       // A list starts with room for one pair (most terms of a small pool are held by one item) and doubles.
-      let list = this.lists[key] ?? new Int32Array(1 + 2);
-      const size = list[0]!;
-      if (1 + 2 * size === list.length) {
-        const grown = new Int32Array(1 + 4 * size);
-        grown.set(list);
-        list = grown;
-      }
-      this.lists[key] = list;
-      list[1 + 2 * size] = slot;
-      list[2 + 2 * size] = terms[count + i]!;
-      list[0] = size + 1;
+      if (at === 0) at = this.place(key, 1);
+      else if (this.lists[at]! === this.lists[at - 1]!) at = this.move(key, 2 * this.lists[at]!);
+      const lists = this.lists;
+      const size = lists[at]!;
+      lists[at + 1 + 2 * size] = slot;
+      lists[at + 2 + 2 * size] = terms[count + i]!;
+      lists[at] = size + 1;
       terms[count + i] = size;
       const bits = this.bitsets.get(key);
       if (bits !== undefined) bits[slot >>> 5]! |= 1 << (slot & 31);
-      else if (this.wantsBitset(size + 1)) this.bitsets.set(key, this.bitsetOf(list));
+      else if (this.wantsBitset(size + 1)) this.bitsets.set(key, this.bitsetOf(at));
     }
   }
 
   /**
-   * Adds a slot's tokens as `add` does, but leaves its pairs out of the lists until `flush`, which makes each list
-   * once at its final length: loading a pool then allocates no list twice and copies none. Only a bulk load into an
-   * empty index calls it (every item staged, then one `flush`): until then the staged slots are in no list.
+   * Adds a slot's tokens as `add` does, but leaves its pairs out of the lists until `flush`, which places each list
+   * once at its final length: loading a pool then moves no list and wastes no place. Only a bulk load into an empty
+   * index calls it (every item staged, then one `flush`): until then the staged slots are in no list.
    */
   stage(slot: number, tokens: readonly string[], group: number): void {
     const terms = this.termsOf(slot, tokens);
@@ -169,29 +181,32 @@ export class Postings {
   /** Makes the lists of every staged slot, each in the order staged, as `add` would have one slot at a time. */
   flush(): void {
     const { stagedCounts, stagedKeys, staged } = this;
+    let needed = 0;
     for (const key of stagedKeys) {
       // Staging is for an empty index only: a list made here would drop the pairs of one already there.
-      if (this.lists[key] !== undefined)
-        throw new Error("Postings.flush: staged into a list that already exists");
-      this.lists[key] = new Int32Array(1 + 2 * stagedCounts[key]!);
+      if (this.starts[key] !== 0) throw new Error("Postings.flush: staged into a list that already exists");
+      needed += 2 + 2 * stagedCounts[key]!;
     }
+    this.ensure(needed, true);
+    for (const key of stagedKeys) this.place(key, stagedCounts[key]!);
+    const { lists, starts } = this;
     for (let at = 0; at < staged.length; at += 2) {
       const slot = staged[at]!;
       const group = staged[at + 1]!;
       const terms = this.slotTerms[slot]!;
       const count = terms.length >>> 1;
       for (let i = 0; i < count; i += 1) {
-        const list = this.lists[terms[i]! * GROUP_COUNT + group]!;
-        const size = list[0]!;
-        list[1 + 2 * size] = slot;
-        list[2 + 2 * size] = terms[count + i]!;
-        list[0] = size + 1;
+        const list = starts[terms[i]! * GROUP_COUNT + group]!;
+        const size = lists[list]!;
+        lists[list + 1 + 2 * size] = slot;
+        lists[list + 2 + 2 * size] = terms[count + i]!;
+        lists[list] = size + 1;
         terms[count + i] = size;
       }
     }
     for (const key of stagedKeys) {
-      const list = this.lists[key]!;
-      if (this.wantsBitset(list[0]!)) this.bitsets.set(key, this.bitsetOf(list));
+      const at = starts[key]!;
+      if (this.wantsBitset(lists[at]!)) this.bitsets.set(key, this.bitsetOf(at));
     }
     this.stagedCounts = new Int32Array(1024);
     this.stagedKeys = [];
@@ -236,16 +251,17 @@ export class Postings {
     const terms = this.slotTerms[slot];
     if (terms === undefined) return;
     const count = terms.length >>> 1;
+    const { lists, starts } = this;
     for (let i = 0; i < count; i += 1) {
       const id = terms[i]!;
       const key = id * GROUP_COUNT + group;
-      const list = this.lists[key]!;
+      const list = starts[key]!;
       const at = terms[count + i]!;
-      const last = list[0]! - 1;
-      const moved = list[1 + 2 * last]!;
-      list[1 + 2 * at] = moved;
-      list[2 + 2 * at] = list[2 + 2 * last]!;
-      list[0] = last;
+      const last = lists[list]! - 1;
+      const moved = lists[list + 1 + 2 * last]!;
+      lists[list + 1 + 2 * at] = moved;
+      lists[list + 2 + 2 * at] = lists[list + 2 + 2 * last]!;
+      lists[list] = last;
       const bits = this.bitsets.get(key);
       if (bits !== undefined) {
         // Dropped at a quarter of the size that made it, so that an item moving in and out does not churn it.
@@ -256,17 +272,94 @@ export class Postings {
         const movedTerms = this.slotTerms[moved]!;
         movedTerms[(movedTerms.length >>> 1) + termIndex(movedTerms, id)] = at;
       }
-      if (last === 0) this.lists[key] = undefined;
+      if (last === 0) {
+        starts[key] = 0;
+        this.waste += 2 + 2 * lists[list - 1]!;
+      }
       this.totals[id]! -= 1;
       if (this.totals[id] === 0) this.release(id);
     }
     this.slotTerms[slot] = undefined;
+    this.compactIfWasteful();
   }
 
-  private bitsetOf(list: GroupList): Int32Array {
+  /** Places an empty list of `capacity` pairs for a key at the end of the arena; returns its offset. */
+  private place(key: number, capacity: number): number {
+    this.ensure(2 + 2 * capacity);
+    const at = this.top + 1;
+    this.lists[at - 1] = capacity;
+    this.lists[at] = 0;
+    this.top += 2 + 2 * capacity;
+    this.starts[key] = at;
+    return at;
+  }
+
+  /** Moves a full list to a new place of `capacity` pairs at the end of the arena; returns its new offset. */
+  private move(key: number, capacity: number): number {
+    // Room first: making it may compact the arena, which moves every list.
+    this.ensure(2 + 2 * capacity);
+    const from = this.starts[key]!;
+    const size = this.lists[from]!;
+    const oldCapacity = this.lists[from - 1]!;
+    const at = this.place(key, capacity);
+    this.lists.copyWithin(at, from, from + 1 + 2 * size);
+    this.waste += 2 + 2 * oldCapacity;
+    return at;
+  }
+
+  /**
+   * Makes room for `ints` more past `top`, compacting first when half the arena is waste. The arena doubles, so
+   * that adding slot by slot copies it O(log n) times; `exact` (a bulk load, which knows its size) makes it just
+   * large enough.
+   */
+  private ensure(ints: number, exact = false): void {
+    if (this.top + ints <= this.lists.length) return;
+    if (this.waste * 2 >= this.top) this.compact(ints);
+    if (this.top + ints <= this.lists.length) return;
+    let size = this.lists.length;
+    while (size < this.top + ints) size *= 2;
+    if (exact) size = this.top + ints;
+    const grown = new Int32Array(size);
+    grown.set(this.lists.subarray(0, this.top));
+    this.lists = grown;
+  }
+
+  /** Compacts after a removal once the waste is most of the arena (a pool that shrank a lot). */
+  private compactIfWasteful(): void {
+    if (this.waste > 4096 && this.waste * 2 >= this.top) this.compact(0);
+  }
+
+  /**
+   * Copies every list, in key order and at its own capacity, into an arena with room for `extra` more ints, and
+   * releases the old one: the places left behind by moved and emptied lists are reclaimed.
+   */
+  private compact(extra: number): void {
+    const used = this.top - this.waste;
+    let size = 1024;
+    while (size < used + extra) size *= 2;
+    const old = this.lists;
+    const next = new Int32Array(size);
+    const starts = this.starts;
+    let top = 1;
+    for (let key = 0; key < starts.length; key += 1) {
+      const from = starts[key]!;
+      if (from === 0) continue;
+      const length = 2 + 2 * old[from - 1]!;
+      next.set(old.subarray(from - 1, from - 1 + length), top);
+      starts[key] = top + 1;
+      top += length;
+    }
+    this.lists = next;
+    this.top = top;
+    this.waste = 0;
+  }
+
+  private bitsetOf(at: number): Int32Array {
+    const lists = this.lists;
     const bits = new Int32Array(this.words);
-    for (let i = 0; i < list[0]!; i += 1) {
-      const slot = list[1 + 2 * i]!;
+    const end = at + 1 + 2 * lists[at]!;
+    for (let i = at + 1; i < end; i += 2) {
+      const slot = lists[i]!;
       bits[slot >>> 5]! |= 1 << (slot & 31);
     }
     return bits;
@@ -282,7 +375,9 @@ export class Postings {
       this.ids.set(own, id);
       this.termNames[id] = own;
       this.totals[id] = 0;
-      for (let group = 0; group < GROUP_COUNT; group += 1) this.lists[id * GROUP_COUNT + group] = undefined;
+      const end = (id + 1) * GROUP_COUNT;
+      if (end > this.starts.length) this.starts = growInt32(this.starts, end);
+      // A released id's lists were all emptied before it was freed, so its starts are already 0.
     }
     return id;
   }

@@ -281,6 +281,64 @@ describe("the index under edits", () => {
     check(pool.filter((entry, i) => i < 30 || !third(entry)));
   });
 
+  test("lists that move, empty and are compacted keep their pairs, and the arena gives the waste back", () => {
+    // Each slot holds 40 terms of its own and two everyone holds: removing most slots empties thousands of lists,
+    // and adding slots back makes the shared lists outgrow their places and move.
+    const tokensOf = (slot: number) => [
+      "shared",
+      "term",
+      "shared",
+      ...Array.from({ length: 40 }, (_, j) => `own${slot}x${j}`),
+    ];
+    const postings = new Postings();
+    postings.reserve(1024);
+    for (let slot = 0; slot < 600; slot += 1) postings.add(slot, tokensOf(slot), slot % 3);
+    const grown = postings.arena.length;
+    for (let slot = 0; slot < 600; slot += 1) if (slot % 10 !== 0) postings.remove(slot, slot % 3);
+    // Compacted: the arena now holds the 60 slots left, at their own capacities, not the 600 it held.
+    expect(postings.arena.length).toBeLessThan(grown / 4);
+    for (let slot = 600; slot < 900; slot += 1) postings.add(slot, tokensOf(slot), slot % 3);
+    const live = [
+      ...Array.from({ length: 60 }, (_, i) => i * 10),
+      ...Array.from({ length: 300 }, (_, i) => 600 + i),
+    ];
+    const shared = postings.idOf("shared")!;
+    for (let group = 0; group < 3; group += 1) {
+      const members = live.filter((slot) => slot % 3 === group);
+      expect(postings.frequency(shared, group)).toBe(members.length);
+      const at = postings.listAt(shared, group);
+      const arena = postings.arena;
+      const held = Array.from({ length: arena[at]! }, (_, i) => arena[at + 1 + 2 * i]!);
+      expect(held.sort((a, b) => a - b)).toEqual(members);
+    }
+    for (const slot of live) {
+      expect(postings.tfOf(slot, shared, slot % 3)).toBe(2);
+      expect(postings.tfOf(slot, postings.idOf(`own${slot}x39`)!, slot % 3)).toBe(1);
+    }
+    expect(postings.idOf("own1x0")).toBeUndefined();
+
+    // The same churn through PoolIndex answers as the plain functions do.
+    const pool = Array.from({ length: 600 }, (_, i) =>
+      item({
+        id: `k${String(i).padStart(3, "0")}`,
+        summary: `${tokensOf(i).join(" ")}${i % 7 === 0 ? " rare" : ""}`,
+        kind: i % 2 === 0 ? "knowledge" : "evidence",
+      }),
+    );
+    const index = new PoolIndex(pool);
+    for (const entry of pool) if (Number(entry.id.slice(1)) % 10 !== 0) index.remove(entry.id);
+    const back = pool.filter((entry) => Number(entry.id.slice(1)) % 10 === 3);
+    for (const entry of back) index.add(entry);
+    const items = pool.filter((entry) => Number(entry.id.slice(1)) % 10 === 0 || back.includes(entry));
+    for (const task of ["shared rare", "term own3x5 own30x1", "rare"]) {
+      const request: ContextRequest = { project: "demo", role: "implementer", task, budgetTokens: 2048 };
+      expect(bytes(index.assemble(request))).toBe(bytes(assemblePacket(items, request)));
+    }
+    expect(bytes(index.recall({ project: "demo", query: "shared rare" }))).toBe(
+      bytes(recall(items, { project: "demo", query: "shared rare" })),
+    );
+  });
+
   test("staging is for an empty index: a flush into a list that already exists is refused", () => {
     const postings = new Postings();
     postings.reserve(64);
