@@ -1,7 +1,8 @@
 // @ts-check
 // Deterministic pools, tasks and recall queries. Everything is drawn from seeded streams (random.mjs), so the same
 // seed gives byte-identical JSON on every run and every machine.
-import { AUTHORITIES, ContextItemSchema, compareCodeUnits, LIMITS, ORIGIN_CEILINGS } from "@kxm/contract";
+import { AUTHORITIES, compareCodeUnits, LIMITS, ORIGIN_CEILINGS } from "@kxm/contract";
+import { parseContextItem } from "@kxm/provenance";
 import { Random } from "./random.mjs";
 import { MISS_PREFIX, pseudoWord, Vocabulary } from "./vocabulary.mjs";
 
@@ -62,25 +63,22 @@ const STATUSES = {
     ["rejected", 5],
   ],
   skill: [
-    ["current", 65],
+    [undefined, 65],
     ["proposed", 30],
     ["superseded", 5],
   ],
   knowledge: [
-    [undefined, 80],
-    ["current", 12],
+    [undefined, 92],
     ["superseded", 5],
     ["rejected", 3],
   ],
   evidence: [
-    [undefined, 80],
-    ["current", 12],
+    [undefined, 92],
     ["superseded", 5],
     ["rejected", 3],
   ],
   episode: [
-    [undefined, 80],
-    ["current", 12],
+    [undefined, 92],
     ["superseded", 5],
     ["rejected", 3],
   ],
@@ -454,18 +452,24 @@ export function generateQueries(items, count, seed = SEED) {
 }
 
 /**
- * Checks generated items against the contract's schema and the origin ceilings; throws on the first bad item.
+ * Checks that every generated item is what the documented admission path (`parseContextItem`: the schema, the
+ * origin ceilings, the lifecycle rules, redaction, the canonical form) makes of it, so the pool is one a hub could
+ * hold; throws on the first item it refuses or changes.
  * @param {readonly ContextItem[]} items
  */
 export function checkItems(items) {
   const ids = new Set();
   for (const item of items) {
-    const parsed = ContextItemSchema.safeParse(item);
-    if (!parsed.success) throw new Error(`generated item ${item.id} is invalid: ${parsed.error.message}`);
-    const ceiling = AUTHORITIES.indexOf(ORIGIN_CEILINGS[item.provenance.sourceType]);
-    if (AUTHORITIES.indexOf(item.authority) < ceiling) throw new Error(`${item.id} claims above its origin`);
-    if (item.provenance.sourceType === "derived" && !item.provenance.derivedFrom?.length) {
-      throw new Error(`${item.id} is derived without derivedFrom`);
+    let admitted;
+    try {
+      admitted = parseContextItem(item);
+    } catch (error) {
+      throw new Error(
+        `generated item ${item.id} is refused at admission: ${/** @type {Error} */ (error).message}`,
+      );
+    }
+    if (JSON.stringify(admitted) !== JSON.stringify(item)) {
+      throw new Error(`generated item ${item.id} is not in its admitted form`);
     }
     if (ids.has(item.id)) throw new Error(`duplicate id ${item.id}`);
     ids.add(item.id);

@@ -6,8 +6,10 @@ import { browserReport } from "./report/browser-report.mjs";
 import { cranfieldReport } from "./report/cranfield-report.mjs";
 import { enginesReport } from "./report/engines-report.mjs";
 import { count, table } from "./report/format.mjs";
+import { growthTable } from "./report/growth.mjs";
 import { hubReport } from "./report/hub-report.mjs";
 import { detailsTable, phasesTable } from "./report/kxm-tables.mjs";
+import { labelOf } from "./report/labels.mjs";
 import { machineLine } from "./report/machine.mjs";
 import { absoluteTable, ratioTable } from "./report/pool-tables.mjs";
 import { startupReport } from "./report/startup-report.mjs";
@@ -45,6 +47,8 @@ export function markdownReport(run) {
     lines.push(`## ${count(entry.size)} items`, "", absoluteTable(entry), "");
     if (entry.peers.length > 0) lines.push(ratioTable(entry), "");
   }
+  const growth = growthTable(run.sizes, labelOf);
+  if (growth !== "") lines.push("## Growth with the pool", "", growth, "");
   lines.push(
     "## KXM details",
     "",

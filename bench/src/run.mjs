@@ -104,6 +104,13 @@ export function benchSize(size, taskSet, plan) {
   json = "";
   const poolBytes = memoryInUse() - beforePool;
   checkItems(items);
+  // Open contradictions, as a hub passes those of a state key with competing values: three proposed state items,
+  // so that every timed packet ranks by its first key too. The plain calls get the same.
+  const contradictionIds = items
+    .filter((item) => item.kind === "state" && item.status === "proposed")
+    .slice(0, 3)
+    .map((item) => item.id);
+  const packetOptions = { contradictionIds };
 
   progress(`${label} building the index`);
   // Each build is timed alone; the last one is kept, and the heap it added after a full collection is its size.
@@ -132,7 +139,7 @@ export function benchSize(size, taskSet, plan) {
   progress(`${label} indexed packets and recall`);
   const warmup = plan.warmup(size);
   for (const request of [...requests.slice(0, warmup), ...smallRequests.slice(0, warmup)])
-    index.assemble(request);
+    index.assemble(request, packetOptions);
   for (const request of recallRequests.slice(0, warmup)) index.recall(request);
 
   /** @type {number[]} */
@@ -146,7 +153,7 @@ export function benchSize(size, taskSet, plan) {
   /** @type {number[]} */
   const assembleSamples = [];
   /** @param {ContextRequest} request */
-  const assembleRequest = (request) => index.assemble(request);
+  const assembleRequest = (request) => index.assemble(request, packetOptions);
   /** @param {{ query: string }} query */
   const recallQuery = ({ query }) => index.recall({ project: PROJECT, query });
   for (let pass = plan.rounds(size); pass > 0; pass -= 1) {
@@ -197,7 +204,7 @@ export function benchSize(size, taskSet, plan) {
     const samples = { tokenizeMs: [], scoreMs: [], sortMs: [], fillMs: [] };
     for (const request of set) {
       const phases = { tokenizeMs: 0, scoreMs: 0, sortMs: 0, fillMs: 0 };
-      index.assemble(request, { phases, now: () => performance.now() });
+      index.assemble(request, { ...packetOptions, phases, now: () => performance.now() });
       for (const key of /** @type {const} */ (["tokenizeMs", "scoreMs", "sortMs", "fillMs"]))
         samples[key].push(phases[key]);
     }
@@ -208,13 +215,14 @@ export function benchSize(size, taskSet, plan) {
 
   progress(`${label} plain assemblePacket`);
   const plainRequests = spread(requests, plan.plain(size));
-  for (const request of plainRequests.slice(0, size <= 20_000 ? 3 : 1)) assemblePacket(items, request);
+  for (const request of plainRequests.slice(0, size <= 20_000 ? 3 : 1))
+    assemblePacket(items, request, packetOptions);
   collect();
   /** @type {Map<ContextRequest, string>} */
   const plainPackets = new Map();
   const plainSamples = timeEach(
     plainRequests,
-    (request) => assemblePacket(items, request),
+    (request) => assemblePacket(items, request, packetOptions),
     (packet, request) => plainPackets.set(request, JSON.stringify(packet)),
   );
   let checks = 0;
@@ -224,7 +232,8 @@ export function benchSize(size, taskSet, plan) {
     checks += 1;
     if (expected !== actual) mismatches += 1;
   };
-  for (const [request, packet] of plainPackets) compare(packet, JSON.stringify(index.assemble(request)));
+  for (const [request, packet] of plainPackets)
+    compare(packet, JSON.stringify(index.assemble(request, packetOptions)));
 
   progress(`${label} one-item updates`);
   const { originals, variants } = generateEdits(items, plan.updates);
@@ -234,7 +243,10 @@ export function benchSize(size, taskSet, plan) {
 
   // After the edits and their undoing, the index must still give the plain functions' bytes.
   for (const request of [...plainPackets.keys()].slice(0, plan.identityChecks)) {
-    compare(/** @type {string} */ (plainPackets.get(request)), JSON.stringify(index.assemble(request)));
+    compare(
+      /** @type {string} */ (plainPackets.get(request)),
+      JSON.stringify(index.assemble(request, packetOptions)),
+    );
   }
   const shortCheck = /** @type {ContextRequest} */ (smallRequests[smallRequests.length - 1]);
   const longCheck = /** @type {ContextRequest} */ (requests[requests.length - 1]);
@@ -246,7 +258,10 @@ export function benchSize(size, taskSet, plan) {
     { ...longCheck, budgetTokens: 2_000 },
   ];
   for (const request of plainChecks.slice(0, large ? 1 : plainChecks.length)) {
-    compare(JSON.stringify(assemblePacket(items, request)), JSON.stringify(index.assemble(request)));
+    compare(
+      JSON.stringify(assemblePacket(items, request, packetOptions)),
+      JSON.stringify(index.assemble(request, packetOptions)),
+    );
   }
   for (const type of large ? ["phrase"] : ["words", "phrase", "substring", "miss"]) {
     const at = queries.findIndex((query) => query.type === type);

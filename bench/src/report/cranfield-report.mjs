@@ -1,6 +1,7 @@
 // @ts-check
 // The Cranfield section: each system's measures, KXM against the best peer per reading, and wink's equality line.
-import { labelOf, ms, table, three } from "./format.mjs";
+import { ms, table, three } from "./format.mjs";
+import { labelOf } from "./labels.mjs";
 
 /** @param {ReturnType<typeof import("./cranfield-summary.mjs").cranfieldSummary>} c */
 export function cranfieldReport(c) {

@@ -1,6 +1,5 @@
 // @ts-check
-// How the report writes numbers, system names and Markdown tables; every renderer formats through these.
-import { ADAPTERS } from "../peers/adapters.mjs";
+// How the report writes numbers and Markdown tables; every renderer formats through these (names: labels.mjs).
 
 /** @param {number} n */
 export const count = (n) => n.toLocaleString("en-US");
@@ -46,11 +45,3 @@ export function table(header, rows, align) {
     ...rows.map((row) => line(row)),
   ].join("\n");
 }
-
-/** @param {string} system */
-export const labelOf = (system) =>
-  system === "kxm"
-    ? "KXM"
-    : system === "kxm-recall"
-      ? "KXM recall"
-      : (ADAPTERS.find((adapter) => adapter.name === system)?.label ?? system);

@@ -1,35 +1,9 @@
 // @ts-check
 // The two tables of one pool size: every system's absolute figures, and each peer's figures over KXM's.
-import { bytes, labelOf, micros, ms, ratio, table } from "./format.mjs";
 
-/**
- * A peer's figures next to KXM's, in the shape both tables read. For KXM, "long" and "short" are whole packets
- * (score, nine-key sort, budget fill); for a peer, its plain top-100 query.
- * @param {any} r
- */
-function figures(r) {
-  if (r.system === "kxm") {
-    return {
-      system: "kxm",
-      buildMs: r.buildMs,
-      updateUs: r.update.p50Us,
-      long: r.assemble,
-      short: r.assembleShort,
-      recall: r.recall,
-      bytes: r.indexBytesPerItem,
-    };
-  }
-  return {
-    system: r.system,
-    buildMs: r.buildMs,
-    updateUs: r.update?.p50Us ?? Number.NaN,
-    long: r.long,
-    short: r.short,
-    recall: r.recall,
-    bytes: r.bytesPerItem,
-    skipped: r.skipped,
-  };
-}
+import { figures } from "./figures.mjs";
+import { bytes, micros, ms, ratio, table } from "./format.mjs";
+import { labelOf } from "./labels.mjs";
 
 /** @param {{ p50: number, p95: number, p99: number }} s */
 const triple = (s) => ("skipped" in s ? "skipped (too slow)" : `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}`);

@@ -1,6 +1,7 @@
 // @ts-check
 // The targets as a data table: each threshold once, each target a row builder over one part of the run.
-import { bytes, count, labelOf, ms, ratio, three } from "./format.mjs";
+import { bytes, count, ms, ratio, three } from "./format.mjs";
+import { labelOf } from "./labels.mjs";
 
 /** @typedef {{ target: string, measured: string, holds: boolean | null }} TargetRow */
 /** @typedef {{ size: number, kxm: any, peers: any[] }} SizeEntry */

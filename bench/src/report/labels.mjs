@@ -1,0 +1,11 @@
+// @ts-check
+// The name the report gives each system.
+import { ADAPTERS } from "../peers/adapters.mjs";
+
+/** @param {string} system */
+export const labelOf = (system) =>
+  system === "kxm"
+    ? "KXM"
+    : system === "kxm-recall"
+      ? "KXM recall"
+      : (ADAPTERS.find((adapter) => adapter.name === system)?.label ?? system);
