@@ -4,7 +4,7 @@ import { type ContextItem, ITEM_KINDS, type ItemKind, KxmError, SHARED_PROJECT }
 import { indexedText } from "./bm25.js";
 import { itemCost } from "./budget.js";
 import { isInert, isLive } from "./eligibility.js";
-import { addPairs, PAIR_WORDS } from "./phrase-signature.js";
+import { addTrigrams, SIGNATURE_WORDS } from "./phrase-signature.js";
 import { DEAD_GROUP, GROUP_COUNT, Postings } from "./postings.js";
 import { authoritySortKey, confidenceSortKey, itemTime } from "./rank.js";
 import { belongsTo, isolationViolation } from "./request.js";
@@ -64,8 +64,8 @@ export class PoolColumns {
   /** Scratch bitset of slots for countGroup (all zero between calls), and the live slots of each group. */
   union = new Int32Array(0);
   readonly groupMembers: Int32Array[] = Array.from({ length: GROUP_COUNT }, () => new Int32Array(0));
-  /** Per slot, PAIR_WORDS words of bits: every pair of adjacent characters of its lowercased text sets one. */
-  pairSignature = new Uint32Array(0);
+  /** Per slot, SIGNATURE_WORDS words of bits: every trigram of its lowercased summary and state key sets one. */
+  phraseSignature = new Uint32Array(0);
 
   readonly postings = new Postings();
   private readonly projectCounts = new Map<string, number>();
@@ -142,10 +142,10 @@ export class PoolColumns {
     const lowerSummary = item.summary.toLowerCase();
     this.lowerSummaries[slot] = lowerSummary === item.summary ? item.summary : lowerSummary;
     this.lowerStateKeys[slot] = item.stateKey?.toLowerCase();
-    const signature = this.pairSignature.subarray(slot * PAIR_WORDS, (slot + 1) * PAIR_WORDS);
+    const signature = this.phraseSignature.subarray(slot * SIGNATURE_WORDS, (slot + 1) * SIGNATURE_WORDS);
     signature.fill(0);
-    addPairs(signature, lowerSummary);
-    if (item.stateKey !== undefined) addPairs(signature, this.lowerStateKeys[slot]!);
+    addTrigrams(signature, lowerSummary);
+    if (item.stateKey !== undefined) addTrigrams(signature, this.lowerStateKeys[slot]!);
     const group = this.groups[slot]!;
     if (bulk) this.postings.stage(slot, tokens, group);
     else this.postings.add(slot, tokens, group);
@@ -246,9 +246,9 @@ export class PoolColumns {
       this.groupMembers[group] = members;
     }
     this.postings.reserve(capacity);
-    const signatures = new Uint32Array(capacity * PAIR_WORDS);
-    signatures.set(this.pairSignature);
-    this.pairSignature = signatures;
+    const signatures = new Uint32Array(capacity * SIGNATURE_WORDS);
+    signatures.set(this.phraseSignature);
+    this.phraseSignature = signatures;
     this.capacity = capacity;
   }
 }

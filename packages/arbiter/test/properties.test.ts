@@ -169,6 +169,69 @@ describe("large pools", () => {
   });
 });
 
+describe("recall over a large pool", () => {
+  // Thousands of items, so that recall's shortcuts are taken: a common word's scored phrase hits found among the
+  // best scored slots, a substring found in the first slots by id, and the searches that fall back to every slot
+  // (a rare phrase, a substring whose first hits by id lie past the first 2,048 ids). Ids run in another order
+  // than slots, and state keys and non-ASCII text hold phrases too.
+  const words = ["gate", "deploy", "canary", "rollback", "flaky", "cache", "café", "naïve", "retry", "queue"];
+  let seed = 7;
+  const next = () => {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    return seed >>> 8;
+  };
+  const pool = Array.from({ length: 3_000 }, (_, i) => {
+    const count = 3 + (next() % 12);
+    const text = Array.from({ length: count }, () => words[next() % words.length]).join(
+      next() % 5 ? " " : "—",
+    );
+    const kind = (["knowledge", "evidence", "episode", "state", "skill"] as const)[i % 5]!;
+    // "zebra" only in items whose ids sort late, so its first hits by id lie past the first 2,048.
+    const late = i % 3 === 0 ? " zebra" : "";
+    const id = `${i % 3 === 0 ? "z" : "a"}${String((i * 7_919) % 3_000).padStart(4, "0")}`;
+    return item({
+      id,
+      kind,
+      // "gat" is a word of a few items and a substring of every "gate": its phrase hits are mostly unscored.
+      summary: `${text}${late}${i === 2_999 ? " rare phrase here" : ""}${i % 500 === 1 ? " gat" : ""}`,
+      ...(kind === "state"
+        ? { stateKey: `svc.${words[i % words.length]}.flag`, status: "current" as const }
+        : kind === "skill"
+          ? { status: "proposed" as const }
+          : {}),
+    });
+  });
+  const index = new PoolIndex(pool);
+  const queries = [
+    "gate",
+    "gat",
+    "cache retry",
+    "canary rollback deploy",
+    "rare phrase",
+    "ebr",
+    "zebra",
+    "ach",
+    "café",
+    "ïve—ret",
+    "svc.gate",
+    "y",
+    "nothing-like-this",
+  ];
+
+  test("gives the plain function's bytes for every shortcut and fallback", () => {
+    for (const query of queries) {
+      for (const limit of [1, 25, 100]) {
+        for (const kinds of [undefined, ["state", "episode"] as const]) {
+          const request = { project: "demo", query, limit, ...(kinds ? { kinds: [...kinds] } : {}) };
+          expect(bytes(index.recall(request)), `${query} ${limit} ${kinds}`).toBe(
+            bytes(recall(pool, request)),
+          );
+        }
+      }
+    }
+  });
+});
+
 describe("recall properties", () => {
   test("a shuffled pool gives byte-identical results, plain and indexed", () => {
     const recallScenario = poolArb().chain((pool) =>
