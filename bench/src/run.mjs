@@ -181,7 +181,7 @@ export function benchSize(size, taskSet, plan) {
   }
 
   // The yardstick for recall: a bare scan for the lowercased query in every item's lowercased summary, over text
-  // lowercased ahead of time (as the index keeps it), with no ranking at all.
+  // lowercased ahead of time (a scan that holds a lowercased copy of every summary), with no ranking at all.
   const lowered = items.map((item) => item.summary.toLowerCase());
   /** @param {{ query: string }} query */
   const scan = ({ query }) => {

@@ -1,23 +1,24 @@
-// Each live slot's phrase signature: one bit per run of three adjacent characters (a trigram) of its lowercased
-// text, hashed to 1,024 bits, so that recall searches for its phrase only in the slots whose signature holds every
-// trigram of the phrase's. Trigrams rather than pairs: a pool's text holds most pairs of common letters, so a pair
-// signature let 20 to 50% of a 100k pool through for a word of six letters; trigrams are far fewer per text.
+// Each live slot's phrase signature: two bits per run of three adjacent characters (a trigram) of its lowercased
+// text, hashed into 2,048 bits (a Bloom filter), so that recall searches for its phrase only in the slots whose
+// signature holds every bit of the phrase's trigrams. Trigrams rather than pairs: a pool's text holds most pairs of
+// common letters, so a pair signature let 20 to 50% of a 100k pool through for a word of six letters.
 
-/** Words of the per-slot signature: 1,024 bits, so 1 KB of text sets about half of them. */
-export const SIGNATURE_WORDS = 32;
+/** Words of the per-slot signature: 2,048 bits, so 1 KB of text (about 700 trigrams) sets about half of them. */
+export const SIGNATURE_WORDS = 64;
 
-/** The bit of three adjacent UTF-16 code units: a multiplicative hash to 10 bits. */
-function trigramBit(first: number, second: number, third: number): number {
-  return (
-    Math.imul(Math.imul(first ^ (second << 11), 0x9e3779b1) ^ (third << 5) ^ (first >>> 3), 0x85ebca6b) >>> 22
-  );
+/** A 32-bit hash of three adjacent UTF-16 code units; its top 11 bits and the 11 below them are the two bits set. */
+function trigramHash(first: number, second: number, third: number): number {
+  return Math.imul(Math.imul(first ^ (second << 11), 0x9e3779b1) ^ (third << 5) ^ (first >>> 3), 0x85ebca6b);
 }
 
-/** Sets the bit of every trigram of `text` in a slot's signature. */
+/** Sets the two bits of every trigram of `text` in a slot's signature. */
 export function addTrigrams(signature: Uint32Array, text: string): void {
   for (let i = 2; i < text.length; i += 1) {
-    const bit = trigramBit(text.charCodeAt(i - 2), text.charCodeAt(i - 1), text.charCodeAt(i));
-    signature[bit >>> 5]! |= 1 << (bit & 31);
+    const hash = trigramHash(text.charCodeAt(i - 2), text.charCodeAt(i - 1), text.charCodeAt(i));
+    const first = hash >>> 21;
+    const second = (hash >>> 10) & 2047;
+    signature[first >>> 5]! |= 1 << (first & 31);
+    signature[second >>> 5]! |= 1 << (second & 31);
   }
 }
 
@@ -35,16 +36,19 @@ export function phraseBits(phrase: string): { words: number[]; bits: number[] } 
   return { words, bits };
 }
 
-/** Whether the signature of `slot` holds every trigram of a phrase's bits. */
+/**
+ * Whether the signature of `slot` holds every trigram of a phrase's bits, in signatures laid out word by word
+ * (word w of slot s at w * capacity + s).
+ */
 export function mayContain(
   signatures: Uint32Array,
+  capacity: number,
   slot: number,
   phrase: { words: number[]; bits: number[] },
 ) {
-  const base = slot * SIGNATURE_WORDS;
   const { words, bits } = phrase;
   for (let i = 0; i < words.length; i += 1) {
-    if ((signatures[base + words[i]!]! & bits[i]!) !== bits[i]) return false;
+    if ((signatures[words[i]! * capacity + slot]! & bits[i]!) !== bits[i]) return false;
   }
   return true;
 }

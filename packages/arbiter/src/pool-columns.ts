@@ -41,7 +41,6 @@ export class PoolColumns {
   readonly slotsById = new Map<string, number>();
   private readonly freeSlots: number[] = [];
   readonly records: (ContextItem | undefined)[] = [];
-  readonly lowerSummaries: string[] = [];
   readonly lowerStateKeys: (string | undefined)[] = [];
   capacity = 0;
   flags = new Uint8Array(0);
@@ -64,8 +63,12 @@ export class PoolColumns {
   /** Scratch bitset of slots for countGroup (all zero between calls), and the live slots of each group. */
   union = new Int32Array(0);
   readonly groupMembers: Int32Array[] = Array.from({ length: GROUP_COUNT }, () => new Int32Array(0));
-  /** Per slot, SIGNATURE_WORDS words of bits: every trigram of its lowercased summary and state key sets one. */
+  /**
+   * Per slot, SIGNATURE_WORDS words of bits: every trigram of its lowercased summary and state key sets one. Word
+   * by word (word w of slot s at w * capacity + s), so that testing one word of every slot reads memory in order.
+   */
   phraseSignature = new Uint32Array(0);
+  private readonly signatureScratch = new Uint32Array(SIGNATURE_WORDS);
 
   readonly postings = new Postings();
   private readonly projectCounts = new Map<string, number>();
@@ -128,7 +131,6 @@ export class PoolColumns {
     if (tokens.length > this.maxLength) this.maxLength = tokens.length;
     if (!live) {
       // A dead item is never eligible nor recalled: it is indexed in a group of its own, for the near misses.
-      this.lowerSummaries[slot] = "";
       this.lowerStateKeys[slot] = undefined;
       if (bulk) this.postings.stage(slot, tokens, DEAD_GROUP);
       else this.postings.add(slot, tokens, DEAD_GROUP);
@@ -138,14 +140,16 @@ export class PoolColumns {
       this.deadCount += 1;
       return;
     }
-    // Reuse the summary itself when lowercasing changes nothing, so most items keep one copy of their text.
+    // The lowercased summary is signed and dropped: keeping it cost about 1.4 KB an item, and recall lowercases
+    // again only the few summaries whose signature holds its phrase.
     const lowerSummary = item.summary.toLowerCase();
-    this.lowerSummaries[slot] = lowerSummary === item.summary ? item.summary : lowerSummary;
     this.lowerStateKeys[slot] = item.stateKey?.toLowerCase();
-    const signature = this.phraseSignature.subarray(slot * SIGNATURE_WORDS, (slot + 1) * SIGNATURE_WORDS);
-    signature.fill(0);
+    const signature = this.signatureScratch.fill(0);
     addTrigrams(signature, lowerSummary);
     if (item.stateKey !== undefined) addTrigrams(signature, this.lowerStateKeys[slot]!);
+    const { phraseSignature, capacity } = this;
+    for (let word = 0; word < SIGNATURE_WORDS; word += 1)
+      phraseSignature[word * capacity + slot] = signature[word]!;
     const group = this.groups[slot]!;
     if (bulk) this.postings.stage(slot, tokens, group);
     else this.postings.add(slot, tokens, group);
@@ -191,7 +195,6 @@ export class PoolColumns {
     }
     this.slotsById.delete(id);
     this.records[slot] = undefined;
-    this.lowerSummaries[slot] = "";
     this.lowerStateKeys[slot] = undefined;
     this.flags[slot] = 0;
     this.freeSlots.push(slot);
@@ -247,7 +250,10 @@ export class PoolColumns {
     }
     this.postings.reserve(capacity);
     const signatures = new Uint32Array(capacity * SIGNATURE_WORDS);
-    signatures.set(this.phraseSignature);
+    for (let word = 0; word < SIGNATURE_WORDS; word += 1) {
+      const from = word * this.capacity;
+      signatures.set(this.phraseSignature.subarray(from, from + this.capacity), word * capacity);
+    }
     this.phraseSignature = signatures;
     this.capacity = capacity;
   }

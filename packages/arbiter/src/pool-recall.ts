@@ -79,11 +79,12 @@ export class IndexRecall {
     // `limit` of them hold the phrase, no other phrase hit can rank above them. Otherwise every slot is searched,
     // in slot order. Only the slots whose signature holds every trigram of the phrase are searched (a phrase under
     // three characters has none, and every slot reached is searched).
-    const { marks, touched, phraseSignature, lowerSummaries, lowerStateKeys, flags } = columns;
+    const { marks, touched, phraseSignature, records, lowerStateKeys, flags, capacity } = columns;
     const bits = phraseBits(phrase);
     const holdsPhrase = (slot: number): boolean =>
-      mayContain(phraseSignature, slot, bits) &&
-      (lowerSummaries[slot]!.includes(phrase) || lowerStateKeys[slot]?.includes(phrase) === true);
+      mayContain(phraseSignature, capacity, slot, bits) &&
+      (lowerStateKeys[slot]?.includes(phrase) === true ||
+        records[slot]!.summary.toLowerCase().includes(phrase));
     const limit = resolved.limit;
     /** Every phrase hit, once the search is complete; the scored ones alone when they sufficed. */
     let phraseHits: number[] = [];
