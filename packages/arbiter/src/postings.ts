@@ -1,4 +1,6 @@
 import { ITEM_KINDS } from "@kxm/contract";
+import { grownLength } from "./arena.js";
+import { SlotTerms } from "./slot-terms.js";
 
 /**
  * Document-frequency groups: one per kind, split into active (even index) and inert (odd index) items, then one for
@@ -54,11 +56,8 @@ export class Postings {
   private readonly termNames: (string | undefined)[] = [];
   /** Term counts of the item being added, indexed by term id; reset to zero after each add. */
   private scratchCounts: Int32Array = new Int32Array(1024);
-  /**
-   * Per slot, one array: its n distinct term ids (elements 0 to n - 1), then its position in each of those terms'
-   * lists of its group (elements n to 2n - 1). One typed array per item rather than two.
-   */
-  private readonly slotTerms: (Int32Array | undefined)[] = [];
+  /** Per slot, its distinct term ids and its position in each of those terms' lists of its group. */
+  private readonly slotTerms = new SlotTerms();
   /** Staged slots and their groups, in pairs, in the order staged (see `stage`). */
   private staged: number[] = [];
   /** The keys of the lists that staged slots go to, in first-staged order. */
@@ -68,6 +67,7 @@ export class Postings {
 
   /** Makes room for `capacity` slots: bitsets grow with the index's slot columns. */
   reserve(capacity: number): void {
+    this.slotTerms.reserve(capacity);
     const words = Math.ceil(capacity / 32);
     if (words <= this.words) return;
     this.words = words;
@@ -114,25 +114,26 @@ export class Postings {
 
   /** Calls `visit` with each distinct term id a slot of `group` holds and its frequency there. */
   forEachTerm(slot: number, group: number, visit: (id: number, tf: number) => void): void {
-    const terms = this.slotTerms[slot];
-    if (terms === undefined) return;
-    const count = terms.length >>> 1;
+    const from = this.slotTerms.at(slot);
+    if (from === 0) return;
+    const terms = this.slotTerms.arena;
+    const count = terms[from]!;
     const { lists, starts } = this;
-    for (let i = 0; i < count; i += 1) {
+    for (let i = from + 1; i <= from + count; i += 1) {
       const id = terms[i]!;
-      const entry = lists[starts[id * GROUP_COUNT + group]! + 2 + 2 * terms[count + i]!]!;
+      const entry = lists[starts[id * GROUP_COUNT + group]! + 2 + 2 * terms[i + count]!]!;
       visit(id, entry >= 0 ? entry & TF_MASK : ~entry);
     }
   }
 
   /** The frequency of a term id in a slot of `group`: 0 when the slot does not hold it. */
   tfOf(slot: number, id: number, group: number): number {
-    const terms = this.slotTerms[slot];
-    if (terms === undefined) return 0;
-    const at = termIndex(terms, id);
+    const from = this.slotTerms.at(slot);
+    if (from === 0) return 0;
+    const terms = this.slotTerms.arena;
+    const at = termIndex(terms, from, id);
     if (at === -1) return 0;
-    const entry =
-      this.lists[this.starts[id * GROUP_COUNT + group]! + 2 + 2 * terms[(terms.length >>> 1) + at]!]!;
+    const entry = this.lists[this.starts[id * GROUP_COUNT + group]! + 2 + 2 * terms[at + terms[from]!]!]!;
     return entry >= 0 ? entry & TF_MASK : ~entry;
   }
 
@@ -141,9 +142,10 @@ export class Postings {
    * buffer, so no per-item map is built.
    */
   add(slot: number, tokens: readonly string[], group: number): void {
-    const terms = this.termsOf(slot, tokens);
-    const count = terms.length >>> 1;
-    for (let i = 0; i < count; i += 1) {
+    const from = this.termsOf(slot, tokens);
+    const terms = this.slotTerms.arena;
+    const count = terms[from]!;
+    for (let i = from + 1; i <= from + count; i += 1) {
       const key = terms[i]! * GROUP_COUNT + group;
       let at = this.starts[key]!;
       // A list starts with room for one pair (most terms of a small pool are held by one item) and doubles.
@@ -152,9 +154,9 @@ export class Postings {
       const lists = this.lists;
       const size = lists[at]!;
       lists[at + 1 + 2 * size] = slot;
-      lists[at + 2 + 2 * size] = terms[count + i]!;
+      lists[at + 2 + 2 * size] = terms[i + count]!;
       lists[at] = size + 1;
-      terms[count + i] = size;
+      terms[i + count] = size;
       const bits = this.bitsets.get(key);
       if (bits !== undefined) bits[slot >>> 5]! |= 1 << (slot & 31);
       else if (this.wantsBitset(size + 1)) this.bitsets.set(key, this.bitsetOf(at));
@@ -167,9 +169,10 @@ export class Postings {
    * index calls it (every item staged, then one `flush`): until then the staged slots are in no list.
    */
   stage(slot: number, tokens: readonly string[], group: number): void {
-    const terms = this.termsOf(slot, tokens);
-    const count = terms.length >>> 1;
-    for (let i = 0; i < count; i += 1) {
+    const from = this.termsOf(slot, tokens);
+    const terms = this.slotTerms.arena;
+    const count = terms[from]!;
+    for (let i = from + 1; i <= from + count; i += 1) {
       const key = terms[i]! * GROUP_COUNT + group;
       if (key >= this.stagedCounts.length) this.stagedCounts = growInt32(this.stagedCounts, key + 1);
       if (this.stagedCounts[key] === 0) this.stagedKeys.push(key);
@@ -190,18 +193,19 @@ export class Postings {
     this.ensure(needed, true);
     for (const key of stagedKeys) this.place(key, stagedCounts[key]!);
     const { lists, starts } = this;
+    const terms = this.slotTerms.arena;
     for (let at = 0; at < staged.length; at += 2) {
       const slot = staged[at]!;
       const group = staged[at + 1]!;
-      const terms = this.slotTerms[slot]!;
-      const count = terms.length >>> 1;
-      for (let i = 0; i < count; i += 1) {
+      const from = this.slotTerms.at(slot);
+      const count = terms[from]!;
+      for (let i = from + 1; i <= from + count; i += 1) {
         const list = starts[terms[i]! * GROUP_COUNT + group]!;
         const size = lists[list]!;
         lists[list + 1 + 2 * size] = slot;
-        lists[list + 2 + 2 * size] = terms[count + i]!;
+        lists[list + 2 + 2 * size] = terms[i + count]!;
         lists[list] = size + 1;
-        terms[count + i] = size;
+        terms[i + count] = size;
       }
     }
     for (const key of stagedKeys) {
@@ -211,13 +215,15 @@ export class Postings {
     this.stagedCounts = new Int32Array(1024);
     this.stagedKeys = [];
     this.staged = [];
+    this.slotTerms.fit();
   }
 
   /**
-   * Interns a slot's tokens and records them as its slotTerms array: its distinct term ids, each followed (in the
-   * second half) by its packed entry, which `add` and `flush` replace with the pair's position in the list.
+   * Interns a slot's tokens and records them as its slot-terms record (slot-terms.ts): its distinct term ids, each
+   * with its packed entry in the second half, which `add` and `flush` replace with the pair's position in the
+   * list. Returns the record's offset.
    */
-  private termsOf(slot: number, tokens: readonly string[]): Int32Array {
+  private termsOf(slot: number, tokens: readonly string[]): number {
     const seen: number[] = [];
     for (const token of tokens) {
       const id = this.intern(token);
@@ -227,18 +233,18 @@ export class Postings {
       this.scratchCounts[id]! += 1;
     }
     const count = seen.length;
-    const terms = new Int32Array(2 * count);
+    const from = this.slotTerms.make(slot, count);
+    const terms = this.slotTerms.arena;
     const packed = tokens.length < PACKED_LENGTHS;
     const length = tokens.length << TF_BITS;
     for (let i = 0; i < count; i += 1) {
       const id = seen[i]!;
-      terms[i] = id;
-      terms[count + i] = packed ? length | this.scratchCounts[id]! : ~this.scratchCounts[id]!;
+      terms[from + 1 + i] = id;
+      terms[from + 1 + count + i] = packed ? length | this.scratchCounts[id]! : ~this.scratchCounts[id]!;
       this.totals[id]! += 1;
       this.scratchCounts[id] = 0;
     }
-    this.slotTerms[slot] = terms;
-    return terms;
+    return from;
   }
 
   /** Whether a list of `size` pairs without a bitset should get one. */
@@ -248,15 +254,16 @@ export class Postings {
 
   /** Removes a slot of `group` from every list it is in. */
   remove(slot: number, group: number): void {
-    const terms = this.slotTerms[slot];
-    if (terms === undefined) return;
-    const count = terms.length >>> 1;
+    const from = this.slotTerms.at(slot);
+    if (from === 0) return;
+    const terms = this.slotTerms.arena;
+    const count = terms[from]!;
     const { lists, starts } = this;
-    for (let i = 0; i < count; i += 1) {
+    for (let i = from + 1; i <= from + count; i += 1) {
       const id = terms[i]!;
       const key = id * GROUP_COUNT + group;
       const list = starts[key]!;
-      const at = terms[count + i]!;
+      const at = terms[i + count]!;
       const last = lists[list]! - 1;
       const moved = lists[list + 1 + 2 * last]!;
       lists[list + 1 + 2 * at] = moved;
@@ -269,8 +276,8 @@ export class Postings {
         else bits[slot >>> 5]! &= ~(1 << (slot & 31));
       }
       if (moved !== slot) {
-        const movedTerms = this.slotTerms[moved]!;
-        movedTerms[(movedTerms.length >>> 1) + termIndex(movedTerms, id)] = at;
+        const movedFrom = this.slotTerms.at(moved);
+        terms[termIndex(terms, movedFrom, id) + terms[movedFrom]!] = at;
       }
       if (last === 0) {
         starts[key] = 0;
@@ -279,7 +286,7 @@ export class Postings {
       this.totals[id]! -= 1;
       if (this.totals[id] === 0) this.release(id);
     }
-    this.slotTerms[slot] = undefined;
+    this.slotTerms.drop(slot);
     this.compactIfWasteful();
   }
 
@@ -308,17 +315,15 @@ export class Postings {
   }
 
   /**
-   * Makes room for `ints` more past `top`, compacting first when half the arena is waste. The arena doubles, so
-   * that adding slot by slot copies it O(log n) times; `exact` (a bulk load, which knows its size) makes it just
-   * large enough.
+   * Makes room for `ints` more past `top`, compacting first when half the arena is waste. The arena grows by a
+   * quarter, so that adding slot by slot copies it O(log n) times while an index that grows past a bulk load does
+   * not double its largest array; `exact` (a bulk load, which knows its size) makes it just large enough.
    */
   private ensure(ints: number, exact = false): void {
     if (this.top + ints <= this.lists.length) return;
     if (this.waste * 2 >= this.top) this.compact(ints);
     if (this.top + ints <= this.lists.length) return;
-    let size = this.lists.length;
-    while (size < this.top + ints) size *= 2;
-    if (exact) size = this.top + ints;
+    const size = exact ? this.top + ints : grownLength(this.lists.length, this.top + ints);
     const grown = new Int32Array(size);
     grown.set(this.lists.subarray(0, this.top));
     this.lists = grown;
@@ -334,9 +339,7 @@ export class Postings {
    * releases the old one: the places left behind by moved and emptied lists are reclaimed.
    */
   private compact(extra: number): void {
-    const used = this.top - this.waste;
-    let size = 1024;
-    while (size < used + extra) size *= 2;
+    const size = grownLength(0, this.top - this.waste + extra);
     const old = this.lists;
     const next = new Int32Array(size);
     const starts = this.starts;
@@ -393,12 +396,12 @@ export class Postings {
 const SLICE_MIN_LENGTH = 13;
 
 /**
- * Where a term id sits among a slot's term ids (the first half of its slotTerms array), or -1. An item holds tens
- * of distinct terms: a scan finds one faster than keeping them sorted would cost.
+ * Where a term id sits among the term ids of the slot-terms record at `from` (its index in `terms`), or -1. An item
+ * holds tens of distinct terms: a scan finds one faster than keeping them sorted would cost.
  */
-function termIndex(terms: Int32Array, id: number): number {
-  const count = terms.length >>> 1;
-  for (let i = 0; i < count; i += 1) if (terms[i] === id) return i;
+function termIndex(terms: Int32Array, from: number, id: number): number {
+  const end = from + terms[from]!;
+  for (let i = from + 1; i <= end; i += 1) if (terms[i] === id) return i;
   return -1;
 }
 
