@@ -123,8 +123,8 @@ export class IndexRecall {
     if (!searched) {
       phraseHits = [];
       for (let slot = 0; slot < columns.capacity; slot += 1) {
-        if (flags[slot]! & LIVE && kinds[slot] !== SKILL && allowed[kinds[slot]!] === 1 && holdsPhrase(slot))
-          phraseHits.push(slot);
+        // allowed[SKILL] is 0: skills are never recalled.
+        if (flags[slot]! & LIVE && allowed[kinds[slot]!] === 1 && holdsPhrase(slot)) phraseHits.push(slot);
       }
     }
     for (const slot of phraseHits) marks[slot] = MARK_MATCHED;

@@ -1,6 +1,5 @@
 import { ITEM_KINDS } from "@kxm/contract";
-import { grownLength } from "./arena.js";
-import { SlotTerms } from "./slot-terms.js";
+import { Arena } from "./arena.js";
 
 /**
  * Document-frequency groups: one per kind, split into active (even index) and inert (odd index) items, then one for
@@ -29,22 +28,15 @@ const BITSET_SHARE = 64;
  * `slot >>> 5`), no larger than the list itself, so that counting the slots that hold any of many terms ORs words
  * instead of visiting every entry.
  *
- * Every list lives in one Int32Array, the arena: a pool holds tens of thousands of lists, most of them a pair or
- * two long, and a typed array of its own would cost each list its headers (about 100 bytes) and a pointer. A list
- * at offset `at` is `arena[at - 1]` (its capacity in pairs), `arena[at]` (its count n), then n pairs of slot and
- * packed entry (`arena[at + 1 + 2i]` and `arena[at + 2 + 2i]`). A list that outgrows its place moves to the end of
- * the arena at twice the capacity; the places left behind are reclaimed by compacting the arena once they are as
- * large as what is in use.
+ * Every list lives in one arena (arena.ts), and so does every slot's record of its terms. A list at offset `at` is
+ * `arena[at - 1]` (its capacity in pairs), `arena[at]` (its count n), then n pairs of slot and packed entry
+ * (`arena[at + 1 + 2i]` and `arena[at + 2 + 2i]`). A list that outgrows its place moves to the end of the arena at
+ * twice the capacity.
  */
 export class Postings {
   private readonly ids = new Map<string, number>();
-  /** The lists, and the first free index past the last one (0 is never an offset: `starts` uses it for none). */
-  private lists: Int32Array = new Int32Array(1024);
-  private top = 1;
-  /** Ints of the arena below `top` that no list holds: places left by lists that moved or emptied. */
-  private waste = 0;
-  /** Per list key (term id * GROUP_COUNT + group), the offset of its list in the arena, or 0 while it has none. */
-  private starts: Int32Array = new Int32Array(1024 * GROUP_COUNT);
+  /** The lists by list key (term id * GROUP_COUNT + group); a list's capacity in pairs is its one header int. */
+  private readonly lists = new Arena(1, (data, at) => 2 + 2 * data[at - 1]!, 1024 * GROUP_COUNT);
   /** Bitsets by list key: few lists are long enough to keep one. */
   private readonly bitsets = new Map<number, Int32Array>();
   /** How many live slots hold each term id, over all groups (0 for a free id). */
@@ -56,8 +48,11 @@ export class Postings {
   private readonly termNames: (string | undefined)[] = [];
   /** Term counts of the item being added, indexed by term id; reset to zero after each add. */
   private scratchCounts: Int32Array = new Int32Array(1024);
-  /** Per slot, its distinct term ids and its position in each of those terms' lists of its group. */
-  private readonly slotTerms = new SlotTerms();
+  /**
+   * Per slot, its record: at offset `at`, its count n, its n distinct term ids (`at + 1 + i`), then its pair's
+   * position in each of those terms' lists of its group (`at + 1 + n + i`).
+   */
+  private readonly slotTerms = new Arena(0, (data, at) => 1 + 2 * data[at]!, 64);
   /** Staged slots and their groups, in pairs, in the order staged (see `stage`). */
   private staged: number[] = [];
   /** The keys of the lists that staged slots go to, in first-staged order. */
@@ -67,7 +62,7 @@ export class Postings {
 
   /** Makes room for `capacity` slots: bitsets grow with the index's slot columns. */
   reserve(capacity: number): void {
-    this.slotTerms.reserve(capacity);
+    this.slotTerms.reserveKeys(capacity);
     const words = Math.ceil(capacity / 32);
     if (words <= this.words) return;
     this.words = words;
@@ -88,12 +83,12 @@ export class Postings {
    * caller reads it after the last change and keeps it for one request only.
    */
   get arena(): Int32Array {
-    return this.lists;
+    return this.lists.data;
   }
 
   /** The offset in {@link arena} of a term id's list in one group, or 0 when no live slot of that group holds it. */
   listAt(id: number, group: number): number {
-    return this.starts[id * GROUP_COUNT + group]!;
+    return this.lists.starts[id * GROUP_COUNT + group]!;
   }
 
   /** The bitset of a term id's list in one group, when the list is long enough to keep one. */
@@ -103,8 +98,8 @@ export class Postings {
 
   /** How many live slots of a group hold a term id. */
   frequency(id: number, group: number): number {
-    const at = this.starts[id * GROUP_COUNT + group]!;
-    return at === 0 ? 0 : this.lists[at]!;
+    const at = this.lists.starts[id * GROUP_COUNT + group]!;
+    return at === 0 ? 0 : this.lists.data[at]!;
   }
 
   /** How many term ids there are room for: every id is below it. */
@@ -114,11 +109,11 @@ export class Postings {
 
   /** Calls `visit` with each distinct term id a slot of `group` holds and its frequency there. */
   forEachTerm(slot: number, group: number, visit: (id: number, tf: number) => void): void {
-    const from = this.slotTerms.at(slot);
+    const from = this.slotTerms.starts[slot]!;
     if (from === 0) return;
-    const terms = this.slotTerms.arena;
+    const terms = this.slotTerms.data;
     const count = terms[from]!;
-    const { lists, starts } = this;
+    const { data: lists, starts } = this.lists;
     for (let i = from + 1; i <= from + count; i += 1) {
       const id = terms[i]!;
       const entry = lists[starts[id * GROUP_COUNT + group]! + 2 + 2 * terms[i + count]!]!;
@@ -128,12 +123,13 @@ export class Postings {
 
   /** The frequency of a term id in a slot of `group`: 0 when the slot does not hold it. */
   tfOf(slot: number, id: number, group: number): number {
-    const from = this.slotTerms.at(slot);
+    const from = this.slotTerms.starts[slot]!;
     if (from === 0) return 0;
-    const terms = this.slotTerms.arena;
+    const terms = this.slotTerms.data;
     const at = termIndex(terms, from, id);
     if (at === -1) return 0;
-    const entry = this.lists[this.starts[id * GROUP_COUNT + group]! + 2 + 2 * terms[at + terms[from]!]!]!;
+    const { data: lists, starts } = this.lists;
+    const entry = lists[starts[id * GROUP_COUNT + group]! + 2 + 2 * terms[at + terms[from]!]!]!;
     return entry >= 0 ? entry & TF_MASK : ~entry;
   }
 
@@ -143,15 +139,16 @@ export class Postings {
    */
   add(slot: number, tokens: readonly string[], group: number): void {
     const from = this.termsOf(slot, tokens);
-    const terms = this.slotTerms.arena;
+    const terms = this.slotTerms.data;
     const count = terms[from]!;
     for (let i = from + 1; i <= from + count; i += 1) {
       const key = terms[i]! * GROUP_COUNT + group;
-      let at = this.starts[key]!;
+      let at = this.lists.starts[key]!;
       // A list starts with room for one pair (most terms of a small pool are held by one item) and doubles.
       if (at === 0) at = this.place(key, 1);
-      else if (this.lists[at]! === this.lists[at - 1]!) at = this.move(key, 2 * this.lists[at]!);
-      const lists = this.lists;
+      else if (this.lists.data[at]! === this.lists.data[at - 1]!)
+        at = this.move(key, 2 * this.lists.data[at]!);
+      const lists = this.lists.data;
       const size = lists[at]!;
       lists[at + 1 + 2 * size] = slot;
       lists[at + 2 + 2 * size] = terms[i + count]!;
@@ -170,7 +167,7 @@ export class Postings {
    */
   stage(slot: number, tokens: readonly string[], group: number): void {
     const from = this.termsOf(slot, tokens);
-    const terms = this.slotTerms.arena;
+    const terms = this.slotTerms.data;
     const count = terms[from]!;
     for (let i = from + 1; i <= from + count; i += 1) {
       const key = terms[i]! * GROUP_COUNT + group;
@@ -187,17 +184,18 @@ export class Postings {
     let needed = 0;
     for (const key of stagedKeys) {
       // Staging is for an empty index only: a list made here would drop the pairs of one already there.
-      if (this.starts[key] !== 0) throw new Error("Postings.flush: staged into a list that already exists");
+      if (this.lists.starts[key] !== 0)
+        throw new Error("Postings.flush: staged into a list that already exists");
       needed += 2 + 2 * stagedCounts[key]!;
     }
-    this.ensure(needed, true);
+    this.lists.ensure(needed, true);
     for (const key of stagedKeys) this.place(key, stagedCounts[key]!);
-    const { lists, starts } = this;
-    const terms = this.slotTerms.arena;
+    const { data: lists, starts } = this.lists;
+    const terms = this.slotTerms.data;
     for (let at = 0; at < staged.length; at += 2) {
       const slot = staged[at]!;
       const group = staged[at + 1]!;
-      const from = this.slotTerms.at(slot);
+      const from = this.slotTerms.starts[slot]!;
       const count = terms[from]!;
       for (let i = from + 1; i <= from + count; i += 1) {
         const list = starts[terms[i]! * GROUP_COUNT + group]!;
@@ -219,7 +217,7 @@ export class Postings {
   }
 
   /**
-   * Interns a slot's tokens and records them as its slot-terms record (slot-terms.ts): its distinct term ids, each
+   * Interns a slot's tokens and records them as its slot-terms record (see slotTerms): its distinct term ids, each
    * with its packed entry in the second half, which `add` and `flush` replace with the pair's position in the
    * list. Returns the record's offset.
    */
@@ -233,8 +231,10 @@ export class Postings {
       this.scratchCounts[id]! += 1;
     }
     const count = seen.length;
-    const from = this.slotTerms.make(slot, count);
-    const terms = this.slotTerms.arena;
+    this.slotTerms.reserveKeys(slot + 1);
+    const from = this.slotTerms.place(slot, 1 + 2 * count);
+    const terms = this.slotTerms.data;
+    terms[from] = count;
     const packed = tokens.length < PACKED_LENGTHS;
     const length = tokens.length << TF_BITS;
     for (let i = 0; i < count; i += 1) {
@@ -254,11 +254,11 @@ export class Postings {
 
   /** Removes a slot of `group` from every list it is in. */
   remove(slot: number, group: number): void {
-    const from = this.slotTerms.at(slot);
+    const from = this.slotTerms.starts[slot]!;
     if (from === 0) return;
-    const terms = this.slotTerms.arena;
+    const terms = this.slotTerms.data;
     const count = terms[from]!;
-    const { lists, starts } = this;
+    const { data: lists, starts } = this.lists;
     for (let i = from + 1; i <= from + count; i += 1) {
       const id = terms[i]!;
       const key = id * GROUP_COUNT + group;
@@ -276,89 +276,40 @@ export class Postings {
         else bits[slot >>> 5]! &= ~(1 << (slot & 31));
       }
       if (moved !== slot) {
-        const movedFrom = this.slotTerms.at(moved);
+        const movedFrom = this.slotTerms.starts[moved]!;
         terms[termIndex(terms, movedFrom, id) + terms[movedFrom]!] = at;
       }
-      if (last === 0) {
-        starts[key] = 0;
-        this.waste += 2 + 2 * lists[list - 1]!;
-      }
+      if (last === 0) this.lists.drop(key);
       this.totals[id]! -= 1;
       if (this.totals[id] === 0) this.release(id);
     }
     this.slotTerms.drop(slot);
-    this.compactIfWasteful();
+    this.slotTerms.settle();
+    this.lists.settle();
   }
 
   /** Places an empty list of `capacity` pairs for a key at the end of the arena; returns its offset. */
   private place(key: number, capacity: number): number {
-    this.ensure(2 + 2 * capacity);
-    const at = this.top + 1;
-    this.lists[at - 1] = capacity;
-    this.lists[at] = 0;
-    this.top += 2 + 2 * capacity;
-    this.starts[key] = at;
+    const at = this.lists.place(key, 2 + 2 * capacity);
+    this.lists.data[at - 1] = capacity;
     return at;
   }
 
   /** Moves a full list to a new place of `capacity` pairs at the end of the arena; returns its new offset. */
   private move(key: number, capacity: number): number {
     // Room first: making it may compact the arena, which moves every list.
-    this.ensure(2 + 2 * capacity);
-    const from = this.starts[key]!;
-    const size = this.lists[from]!;
-    const oldCapacity = this.lists[from - 1]!;
+    this.lists.ensure(2 + 2 * capacity);
+    const from = this.lists.starts[key]!;
+    const size = this.lists.data[from]!;
+    const oldCapacity = this.lists.data[from - 1]!;
     const at = this.place(key, capacity);
-    this.lists.copyWithin(at, from, from + 1 + 2 * size);
-    this.waste += 2 + 2 * oldCapacity;
+    this.lists.data.copyWithin(at, from, from + 1 + 2 * size);
+    this.lists.abandon(2 + 2 * oldCapacity);
     return at;
   }
 
-  /**
-   * Makes room for `ints` more past `top`, compacting first when half the arena is waste. The arena grows by a
-   * quarter, so that adding slot by slot copies it O(log n) times while an index that grows past a bulk load does
-   * not double its largest array; `exact` (a bulk load, which knows its size) makes it just large enough.
-   */
-  private ensure(ints: number, exact = false): void {
-    if (this.top + ints <= this.lists.length) return;
-    if (this.waste * 2 >= this.top) this.compact(ints);
-    if (this.top + ints <= this.lists.length) return;
-    const size = exact ? this.top + ints : grownLength(this.lists.length, this.top + ints);
-    const grown = new Int32Array(size);
-    grown.set(this.lists.subarray(0, this.top));
-    this.lists = grown;
-  }
-
-  /** Compacts after a removal once the waste is most of the arena (a pool that shrank a lot). */
-  private compactIfWasteful(): void {
-    if (this.waste > 4096 && this.waste * 2 >= this.top) this.compact(0);
-  }
-
-  /**
-   * Copies every list, in key order and at its own capacity, into an arena with room for `extra` more ints, and
-   * releases the old one: the places left behind by moved and emptied lists are reclaimed.
-   */
-  private compact(extra: number): void {
-    const size = grownLength(0, this.top - this.waste + extra);
-    const old = this.lists;
-    const next = new Int32Array(size);
-    const starts = this.starts;
-    let top = 1;
-    for (let key = 0; key < starts.length; key += 1) {
-      const from = starts[key]!;
-      if (from === 0) continue;
-      const length = 2 + 2 * old[from - 1]!;
-      next.set(old.subarray(from - 1, from - 1 + length), top);
-      starts[key] = top + 1;
-      top += length;
-    }
-    this.lists = next;
-    this.top = top;
-    this.waste = 0;
-  }
-
   private bitsetOf(at: number): Int32Array {
-    const lists = this.lists;
+    const lists = this.lists.data;
     const bits = new Int32Array(this.words);
     const end = at + 1 + 2 * lists[at]!;
     for (let i = at + 1; i < end; i += 2) {
@@ -378,9 +329,8 @@ export class Postings {
       this.ids.set(own, id);
       this.termNames[id] = own;
       this.totals[id] = 0;
-      const end = (id + 1) * GROUP_COUNT;
-      if (end > this.starts.length) this.starts = growInt32(this.starts, end);
       // A released id's lists were all emptied before it was freed, so its starts are already 0.
+      this.lists.reserveKeys((id + 1) * GROUP_COUNT);
     }
     return id;
   }
