@@ -19,6 +19,7 @@ const SUMMARY_MIN = 200;
 const SUMMARY_MAX = 1_800;
 /** Long tasks are cut at the request limit of 2,000 characters; short tasks have 10 to 14 words. */
 const LONG_TASK_WORDS = 400;
+/** @type {readonly [number, number]} */
 const SHORT_TASK_WORDS = [10, 14];
 const SHARED = "_shared";
 const YEAR_START = Date.UTC(2025, 0, 1);

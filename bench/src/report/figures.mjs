@@ -2,7 +2,7 @@
 // One system's figures at one pool size, in the one shape the pool and growth tables read.
 
 /**
- * A peer's figures next to KXM's, in the shape both tables read. For KXM, "long" and "short" are whole packets
+ * A system's figures at one size, in the shape the pool and growth tables read. For KXM, "long" and "short" are whole packets
  * (score, nine-key sort, budget fill); for a peer, its plain top-100 query.
  * @param {any} r
  */
