@@ -470,7 +470,7 @@ export interface KxmStore {
    * The change feed (decision 0006). Every write that can change what a pool, a packet, recall or the wiki records
    * show appends a {@link StoreChange} in its own transaction; this answers the ones after `cursor` (a previous
    * `head`, or 0), oldest first, in one snapshot. Cheap when nothing changed: the SQLite store answers from
-   * `PRAGMA data_version` and its own connection's write count without reading the table. Retention prunes old
+   * `PRAGMA data_version` and its own process's count of feed writes without reading the table. Retention prunes old
    * changes with the records (never the newest); a cursor before a pruned one answers `reset`.
    */
   changesSince(cursor: number): Promise<ChangeBatch>;

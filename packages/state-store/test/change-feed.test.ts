@@ -1,7 +1,8 @@
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import type { KxmStore, StoreChange } from "../src/index.js";
-import { guideProposal, proposeAndPromote } from "./support/state-fixtures.js";
-import { at, open, T0, tempStore } from "./support/temp-store.js";
+import { FeedReader } from "../src/sqlite/changes.js";
+import { guideProposal, packetRecord, proposeAndPromote } from "./support/state-fixtures.js";
+import { at, ENGINE, open, T0, tempStore } from "./support/temp-store.js";
 
 const DAY = 86_400_000;
 
@@ -114,6 +115,35 @@ describe("the change feed", () => {
     // A cursor other than the last head is answered from the table, never from the idle check.
     expect((await store.changesSince(1)).changes.map((change) => change.seq)).toEqual([2, 3]);
   });
+
+  test.runIf(ENGINE === "sqlite")(
+    "writes that leave the feed alone (a packet's audit) do not make the next call read the table",
+    async () => {
+      const { store, file } = await tempStore();
+      const other = await open(file);
+      await store.createProject({ id: "demo" }, at(T0));
+      const { head } = await store.changesSince(0);
+      const reads = vi.spyOn(FeedReader.prototype, "since");
+      try {
+        await store.recordPackets([packetRecord("demo", `pkt_${"0".repeat(31)}1`, at(T0, 1), { runId: null })]);
+        expect(await store.changesSince(head)).toEqual({ head, reset: false, changes: [] });
+        expect(reads).not.toHaveBeenCalled();
+        // A feed write on this connection, and a commit on another, are both still read.
+        const own = await store.proposeState(guideProposal(), at(T0, 2));
+        const mine = await store.changesSince(head);
+        expect(mine.changes.map((change) => change.ids)).toEqual([[own.id]]);
+        expect(reads).toHaveBeenCalledTimes(1);
+        const theirs = await other.proposeState(guideProposal({ key: "other.key" }), at(T0, 3));
+        expect((await store.changesSince(mine.head)).changes.map((change) => change.ids)).toEqual([[theirs.id]]);
+        expect(reads).toHaveBeenCalledTimes(2);
+        await store.recordPackets([packetRecord("demo", `pkt_${"0".repeat(31)}2`, at(T0, 4), { runId: null })]);
+        expect((await store.changesSince(mine.head + 1)).changes).toEqual([]);
+        expect(reads).toHaveBeenCalledTimes(2);
+      } finally {
+        reads.mockRestore();
+      }
+    },
+  );
 
   test("a cursor that cannot be continued answers reset with the head", async () => {
     const { store } = await tempStore();

@@ -10,6 +10,19 @@ import { snapshotVersions } from "./versions.js";
 const CHANGE_BATCH_LIMIT = 1_000;
 
 /**
+ * How many times this process has written the feed (appended or pruned), on any connection. A reader that saw the
+ * same count, and no other connection's commit, knows the feed has not moved, however many other rows its own
+ * connection wrote meanwhile (a packet's audit, a key's last use). Counted before the write commits, so a write
+ * that rolls back costs a reader one needless read, never a missed change.
+ */
+let feedWrites = 0;
+
+/** The count of {@link feedWrites} so far. */
+export function feedWriteCount(): number {
+  return feedWrites;
+}
+
+/**
  * Appends one change to the feed and answers its seq. Call it inside the write's own transaction, so the change
  * commits (or rolls back) with the write it describes. `ids` are sorted, so equal writes give equal rows. An
  * `items` or `journal` change also copies the records it names, as they now are, into their versions (decision
@@ -22,6 +35,7 @@ export function appendChange(
   ids: readonly string[],
   at: string | null,
 ): number {
+  feedWrites += 1;
   const sorted = [...new Set(ids)].sort(compareCodeUnits);
   const seq = Number(db.insert(changes).values({ project, kind, ids: sorted, at }).run().lastInsertRowid);
   if (kind === "items") snapshotVersions(db, project, seq, "item", sorted);
@@ -52,7 +66,11 @@ export class FeedReader {
   readonly #snapshot: (cursor: number) => ChangeBatch;
 
   constructor(sqlite: Database.Database) {
-    this.#bounds = sqlite.prepare("select min(seq) as oldest, max(seq) as head from changes");
+    // Two subqueries, not `min(seq), max(seq)` in one select: SQLite answers a lone min() or max() from the primary
+    // key's b-tree in one step, but both together in one select scan the whole table, on every request.
+    this.#bounds = sqlite.prepare(
+      "select (select min(seq) from changes) as oldest, (select max(seq) from changes) as head",
+    );
     this.#rows = sqlite.prepare(
       "select seq, project, kind, ids from changes where seq > ? order by seq limit ?",
     );
@@ -108,6 +126,7 @@ export function pruneChanges(db: Db, horizon: string): number {
     .where(lt(changes.at, horizon))
     .get()?.seq;
   if (last === undefined || last === null) return 0;
+  feedWrites += 1;
   return db
     .delete(changes)
     .where(and(lte(changes.seq, last), lt(changes.seq, head)))

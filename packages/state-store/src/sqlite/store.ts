@@ -70,10 +70,8 @@ export class SqliteKxmStore implements KxmStore {
   readonly #sqlite: Database.Database;
   /** `PRAGMA data_version`: changes when another connection commits (this connection's commits leave it). */
   readonly #dataVersion: Database.Statement;
-  /** Rows this connection has changed since it opened: its own writes, which data_version does not show. */
-  readonly #ownChanges: Database.Statement;
   /** What the last {@link changesSince} saw: an answer for the same head while neither moved is "nothing". */
-  #seen: { head: number; dataVersion: unknown; ownChanges: unknown } | undefined;
+  #seen: { head: number; dataVersion: unknown; feedWrites: number } | undefined;
   readonly #feed: feed.FeedReader;
   readonly #changed: ChangedRecords;
   readonly #packets: packets.PacketRecorder;
@@ -83,7 +81,6 @@ export class SqliteKxmStore implements KxmStore {
     this.#db = db;
     this.#sqlite = sqlite;
     this.#dataVersion = sqlite.prepare("pragma data_version").pluck();
-    this.#ownChanges = sqlite.prepare("select total_changes()").pluck();
     this.#feed = new feed.FeedReader(sqlite);
     this.#changed = new ChangedRecords(sqlite);
     this.#packets = new packets.PacketRecorder(sqlite);
@@ -251,25 +248,27 @@ export class SqliteKxmStore implements KxmStore {
   }
 
   /**
-   * The changes after `cursor` with the records they name in `projects`. The idle case costs two prepared
-   * statements and no table read: when the cursor is the head this connection last answered, no other connection
-   * has committed since (data_version) and this one has written nothing (total_changes), nothing can follow it.
-   * Both are read before the table, so a commit that lands in between is found by the next call.
+   * The changes after `cursor` with the records they name in `projects`. The idle case costs one prepared
+   * statement and no table read: when the cursor is the head this connection last answered, no other connection
+   * has committed since (data_version) and this process has not written the feed (`feedWriteCount`), nothing can
+   * follow it. Writes that leave the feed alone, such as the audit every packet stores, do not count: counting
+   * them (`total_changes()`) made every request after a `/context` read the feed again. Both are read before the
+   * table, so a commit that lands in between is found by the next call.
    */
   #catchUp(cursor: number, projects: readonly string[]): CatchUp {
     const dataVersion = this.#dataVersion.get();
-    const ownChanges = this.#ownChanges.get();
+    const feedWrites = feed.feedWriteCount();
     const seen = this.#seen;
     if (
       seen !== undefined &&
       seen.head === cursor &&
       seen.dataVersion === dataVersion &&
-      seen.ownChanges === ownChanges
+      seen.feedWrites === feedWrites
     ) {
       return { batch: { head: cursor, reset: false, changes: [] }, records: new Map() };
     }
     const result = this.#readChanges(cursor, projects);
-    this.#seen = { head: result.batch.head, dataVersion, ownChanges };
+    this.#seen = { head: result.batch.head, dataVersion, feedWrites };
     return result;
   }
 
