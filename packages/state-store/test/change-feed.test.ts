@@ -125,7 +125,9 @@ describe("the change feed", () => {
       const { head } = await store.changesSince(0);
       const reads = vi.spyOn(FeedReader.prototype, "since");
       try {
-        await store.recordPackets([packetRecord("demo", `pkt_${"0".repeat(31)}1`, at(T0, 1), { runId: null })]);
+        await store.recordPackets([
+          packetRecord("demo", `pkt_${"0".repeat(31)}1`, at(T0, 1), { runId: null }),
+        ]);
         expect(await store.changesSince(head)).toEqual({ head, reset: false, changes: [] });
         expect(reads).not.toHaveBeenCalled();
         // A feed write on this connection, and a commit on another, are both still read.
@@ -134,9 +136,13 @@ describe("the change feed", () => {
         expect(mine.changes.map((change) => change.ids)).toEqual([[own.id]]);
         expect(reads).toHaveBeenCalledTimes(1);
         const theirs = await other.proposeState(guideProposal({ key: "other.key" }), at(T0, 3));
-        expect((await store.changesSince(mine.head)).changes.map((change) => change.ids)).toEqual([[theirs.id]]);
+        expect((await store.changesSince(mine.head)).changes.map((change) => change.ids)).toEqual([
+          [theirs.id],
+        ]);
         expect(reads).toHaveBeenCalledTimes(2);
-        await store.recordPackets([packetRecord("demo", `pkt_${"0".repeat(31)}2`, at(T0, 4), { runId: null })]);
+        await store.recordPackets([
+          packetRecord("demo", `pkt_${"0".repeat(31)}2`, at(T0, 4), { runId: null }),
+        ]);
         expect((await store.changesSince(mine.head + 1)).changes).toEqual([]);
         expect(reads).toHaveBeenCalledTimes(2);
       } finally {
