@@ -6,6 +6,7 @@ import { defineConfig } from "vitest/config";
  */
 const STORE_CONTRACT_SUITES = [
   "change-feed",
+  "inspector-sessions",
   "operators-projects",
   "packets",
   "projects-credentials",

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { ADMIN_ACTOR, type ErrorCode, KxmError, operatorActor, type RouteDefinition } from "@kxm/contract";
 import type { KxmStore } from "@kxm/state-store";
 import type { FastifyRequest } from "fastify";
@@ -58,6 +58,14 @@ export class AdminToken {
 
   matches(presented: string): boolean {
     return timingSafeEqual(this.digest, sha256(presented));
+  }
+
+  /**
+   * A name for this token that reveals nothing of it (an HMAC of its digest), kept with the inspector's admin
+   * sessions: a hub started with another admin token no longer knows them.
+   */
+  fingerprint(): string {
+    return createHmac("sha256", this.digest).update("kxm inspector admin session").digest("hex");
   }
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { itemTokens } from "@kxm/arbiter";
 import { type ContextItem, LIMITS, type StepManifest } from "@kxm/contract";
 import { deriveContextItem } from "@kxm/provenance";
@@ -226,6 +227,36 @@ describe("signing in", () => {
     expect((await get("/inspector", cookie)).statusCode).toBe(200);
     hub.clock.advance(1);
     expect((await get("/inspector", cookie)).headers.location).toBe("/inspector/sign-in");
+  });
+
+  test("a session is kept in the database: another hub on it knows the session, one with another admin token does not", async () => {
+    await hub.start();
+    const { cookie, csrf } = await session();
+    // Only the id's SHA-256 is stored, never the cookie's id or the form token.
+    const id = cookie.split("=")[1]!;
+    const rows = hub.store as unknown as { findInspectorSession(hash: string, now: Date): Promise<unknown> };
+    expect(
+      await rows.findInspectorSession(createHash("sha256").update(id).digest("hex"), hub.clock.now()),
+    ).toMatchObject({
+      user: { kind: "admin" },
+    });
+    // A restarted hub (or another worker on the same file) serves the same session, with the same form token.
+    await hub.close();
+    await hub.reopen();
+    const page = await get("/inspector", cookie);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(`name="csrf" value="${csrf}"`);
+    // A hub started with another admin token does not know it, and drops it.
+    await hub.close();
+    await hub.reopen({ adminToken: `${ADMIN_TOKEN}-rotated` });
+    expect((await get("/inspector", cookie)).headers.location).toBe("/inspector/sign-in");
+    await hub.close();
+    await hub.reopen();
+    expect((await get("/inspector", cookie)).headers.location).toBe("/inspector/sign-in");
+    // A cookie that is not the shape of a session id is no session, and never reaches the store.
+    expect((await get("/inspector", "kxm_inspector=%27%20or%201%3D1")).headers.location).toBe(
+      "/inspector/sign-in",
+    );
   });
 
   test("signing out needs the session's form token, and ends the session", async () => {

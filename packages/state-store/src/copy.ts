@@ -15,8 +15,9 @@ import { parseDatabaseUrl, redactDatabaseUrl } from "./postgres/url.js";
 import * as lite from "./schema.js";
 
 /**
- * Every table, parents before children, as the SQLite table and its PostgreSQL twin. Both define the same columns
- * under the same property names, so a row read from one inserts into the other as it is.
+ * Every table but one, parents before children, as the SQLite table and its PostgreSQL twin. Both define the same columns
+ * under the same property names, so a row read from one inserts into the other as it is. The inspector's sign-in
+ * sessions (`inspector_sessions`) are not copied: they belong to the hub that served them, and end with the move.
  */
 const TABLES = [
   ["projects", lite.projects, pg.projects],

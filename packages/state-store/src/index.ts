@@ -8,6 +8,8 @@ export type { CopyToPostgresOptions, CopyToPostgresResult } from "./copy.js";
 export { copySqliteToPostgres } from "./copy.js";
 // The hash a tombstone keeps of forgotten content: the hub hashes authored facts and pool items with the same rule.
 export { contentSha256 } from "./domain/content.js";
+/** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
+export type { InspectorSessionRecord } from "./domain/sessions.js";
 export { findContradictions } from "./domain/state.js";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { OpenStoreOptions } from "./open.js";

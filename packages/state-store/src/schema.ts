@@ -63,6 +63,28 @@ export const operatorCredentials = sqliteTable(
   (t) => [uniqueIndex("operator_credentials_active_name_idx").on(t.name).where(sql`revoked_at is null`)],
 );
 
+/**
+ * The inspector's sign-in sessions, shared by every hub process on the database: only the SHA-256 of a session's
+ * id is kept (the id is the browser's cookie). An admin session carries a fingerprint of the admin token it signed
+ * in with, an operator's session the operator's name and token date, so that a changed credential ends it.
+ */
+export const inspectorSessions = sqliteTable(
+  "inspector_sessions",
+  {
+    idHash: text("id_hash").primaryKey(),
+    userKind: text("user_kind").$type<"admin" | "operator">().notNull(),
+    operator: text("operator"),
+    operatorCreatedAt: text("operator_created_at"),
+    adminFingerprint: text("admin_fingerprint"),
+    expiresAt: text("expires_at").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    index("inspector_sessions_expires_idx").on(t.expiresAt),
+    check("inspector_sessions_user_kind_check", sql`user_kind in ('admin', 'operator')`),
+  ],
+);
+
 /** Workflow runs. A run is terminal once `finished_at` is set. */
 export const runs = sqliteTable(
   "runs",

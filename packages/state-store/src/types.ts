@@ -15,6 +15,7 @@ import type {
   StoredPacket,
   Tombstone,
 } from "@kxm/contract";
+import type { InspectorSessionRecord } from "./domain/sessions.js";
 
 // The records the store returns are the contract's wire shapes (ProjectRecord, RunRecord, ReviewedJournalEntry,
 // AgentKeyRecord, OperatorRecord), declared once there: the store keeps nothing in them the wire does not carry.
@@ -349,6 +350,17 @@ export interface KxmStore {
   authenticateOperator(token: string): Promise<OperatorIdentity | undefined>;
   /** The key's owner, or undefined for an unknown, malformed or revoked key. */
   authenticateAgent(key: string): Promise<AgentIdentity | undefined>;
+
+  /**
+   * Stores an inspector sign-in session (only its id's SHA-256), shared by every hub process on this database.
+   * Expired sessions are dropped first and, past 1,000, the one that expires first. A malformed id hash is
+   * `invalid_request`.
+   */
+  openInspectorSession(session: InspectorSessionRecord, now: Date): Promise<void>;
+  /** The session with this id hash unless it has expired by `now`; undefined for an unknown or malformed hash. */
+  findInspectorSession(idHash: string, now: Date): Promise<InspectorSessionRecord | undefined>;
+  /** Ends the session with this id hash (nothing when there is none). */
+  closeInspectorSession(idHash: string): Promise<void>;
 
   /**
    * Stores a proposal: a `state` item with status `proposed`, `validFrom` = now, source ref

@@ -32,6 +32,7 @@ describe("schema module", () => {
       "agent_credentials",
       "changes",
       "history_floors",
+      "inspector_sessions",
       "item_contributors",
       "items",
       "journal_entries",

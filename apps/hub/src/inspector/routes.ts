@@ -98,7 +98,7 @@ export async function registerInspector(
   hub: HubServices,
   options: InspectorOptions,
 ): Promise<void> {
-  const sessions = new InspectorSessions(hub.store, hub.now);
+  const sessions = new InspectorSessions(hub.store, hub.admin, hub.now);
   const htmx = await htmxSource();
   const css = await readFile(join(ASSETS, "inspector.css"));
   const icon = await readFile(join(ASSETS, "favicon.svg"));
@@ -192,7 +192,7 @@ export async function registerInspector(
         }
         const user = await userOf(caller, hub);
         if (user === undefined) return signInPage(reply, 401, REFUSED);
-        const session = sessions.open(user);
+        const session = await sessions.open(user);
         reply.setCookie(SESSION_COOKIE, session.id, {
           httpOnly: true,
           sameSite: "strict",
@@ -229,7 +229,7 @@ export async function registerInspector(
         });
 
         pages.post("/sign-out", async (request, reply) => {
-          sessions.close(SESSIONS.get(request)!.id);
+          await sessions.close(SESSIONS.get(request)!.id);
           reply.clearCookie(SESSION_COOKIE, { path: "/inspector" });
           return reply.redirect("/inspector/sign-in", 303);
         });

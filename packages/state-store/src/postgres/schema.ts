@@ -76,6 +76,26 @@ export const operatorCredentials = pgTable(
   (t) => [uniqueIndex("operator_credentials_active_name_idx").on(t.name).where(sql`revoked_at is null`)],
 );
 
+/**
+ * The inspector's sign-in sessions: see `../schema.ts`.
+ */
+export const inspectorSessions = pgTable(
+  "inspector_sessions",
+  {
+    idHash: text("id_hash").primaryKey(),
+    userKind: text("user_kind").$type<"admin" | "operator">().notNull(),
+    operator: text("operator"),
+    operatorCreatedAt: text("operator_created_at"),
+    adminFingerprint: text("admin_fingerprint"),
+    expiresAt: text("expires_at").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    index("inspector_sessions_expires_idx").on(t.expiresAt),
+    check("inspector_sessions_user_kind_check", sql`user_kind in ('admin', 'operator')`),
+  ],
+);
+
 export const runs = pgTable(
   "runs",
   {

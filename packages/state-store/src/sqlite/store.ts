@@ -14,6 +14,7 @@ import {
 } from "@kxm/contract";
 import type Database from "better-sqlite3";
 import { namedRecords } from "../domain/changes.js";
+import type { InspectorSessionRecord } from "../domain/sessions.js";
 import type {
   AgentIdentity,
   AppendJournalInput,
@@ -56,6 +57,7 @@ import * as projects from "./projects.js";
 import { purge } from "./retention.js";
 import * as reviews from "./reviews.js";
 import * as runs from "./runs.js";
+import * as sessions from "./sessions.js";
 import * as state from "./state.js";
 import * as versions from "./versions.js";
 import * as withhold from "./withhold.js";
@@ -134,6 +136,15 @@ export class SqliteKxmStore implements KxmStore {
   }
   authenticateOperator(token: string): Promise<OperatorIdentity | undefined> {
     return this.#run((db) => operators.authenticateOperator(db, token));
+  }
+  openInspectorSession(session: InspectorSessionRecord, now: Date): Promise<void> {
+    return this.#run((db) => sessions.openInspectorSession(db, session, now));
+  }
+  findInspectorSession(idHash: string, now: Date): Promise<InspectorSessionRecord | undefined> {
+    return this.#run((db) => sessions.findInspectorSession(db, idHash, now));
+  }
+  closeInspectorSession(idHash: string): Promise<void> {
+    return this.#run((db) => sessions.closeInspectorSession(db, idHash));
   }
 
   proposeState(input: StateProposalInput, now: Date): Promise<ContextItem> {
