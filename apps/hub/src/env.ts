@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { KxmError } from "@kxm/contract";
 import { KXM_PATHS } from "@kxm/memory-git/layout";
@@ -10,6 +11,21 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 /** Where the hub keeps its database when `KXM_DB_PATH` is unset, relative to the working folder. */
 export const DEFAULT_DB_PATH = KXM_PATHS.database;
+
+/** The most worker processes `kxm hub serve --workers` starts. */
+export const MAX_WORKERS = 256;
+
+/**
+ * A worker count as `KXM_WORKERS` or `--workers` gives it: a whole number from 1 to 256, or `auto` for one per
+ * core this process may use (`os.availableParallelism()`, at most 256). Undefined for anything else.
+ */
+export function parseWorkers(value: string): number | undefined {
+  const text = value.trim();
+  if (text === "auto") return Math.min(MAX_WORKERS, Math.max(1, availableParallelism()));
+  if (!/^\d{1,3}$/.test(text)) return undefined;
+  const count = Number(text);
+  return count >= 1 && count <= MAX_WORKERS ? count : undefined;
+}
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -64,6 +80,18 @@ const EnvSchema = z.object({
     .enum(["0", "1", "false", "true"])
     .transform((value) => value === "1" || value === "true")
     .default(false),
+  /** Hub processes `kxm hub serve` runs on the one database: 1 to 256, or `auto` (one per core). */
+  KXM_WORKERS: z
+    .string()
+    .transform((value, context) => {
+      const count = parseWorkers(value);
+      if (count === undefined) {
+        context.addIssue({ code: "custom", message: "not a worker count" });
+        return z.NEVER;
+      }
+      return count;
+    })
+    .default(1),
 });
 
 const RULES: Readonly<Record<keyof z.input<typeof EnvSchema>, string>> = {
@@ -78,6 +106,7 @@ const RULES: Readonly<Record<keyof z.input<typeof EnvSchema>, string>> = {
   KXM_SHUTDOWN_GRACE_MS: "must be a whole number of milliseconds from 0 to 600000",
   KXM_MCP_ALLOWED_ORIGINS: "must be comma-separated origins such as https://app.example.com (no path)",
   KXM_INSPECTOR_SECURE_COOKIE: "must be 1 or 0 (or true or false)",
+  KXM_WORKERS: "must be a whole number of processes from 1 to 256, or auto (one per core)",
 };
 
 /** The hub's validated configuration. */
@@ -100,6 +129,11 @@ export interface HubEnv {
   readonly mcpAllowedOrigins: readonly string[];
   /** Whether the inspector's session cookie is always `Secure` (`KXM_INSPECTOR_SECURE_COOKIE`). */
   readonly inspectorSecureCookie: boolean;
+  /**
+   * How many hub processes `kxm hub serve` runs on the database (`KXM_WORKERS`, default 1). `serveHub` itself
+   * always runs one: the CLI forks the workers.
+   */
+  readonly workers: number;
 }
 
 /**
@@ -136,5 +170,6 @@ export function readHubEnv(
     shutdownGraceMs: env.KXM_SHUTDOWN_GRACE_MS,
     mcpAllowedOrigins: env.KXM_MCP_ALLOWED_ORIGINS,
     inspectorSecureCookie: env.KXM_INSPECTOR_SECURE_COOKIE,
+    workers: env.KXM_WORKERS,
   };
 }

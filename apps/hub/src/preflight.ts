@@ -3,4 +3,4 @@
 export { checkDatabasePath } from "@kxm/state-store/db-path";
 /** @public Named by the signatures of this package's exports: a consumer may need to write them down. */
 export type { HubEnv } from "./env.js";
-export { readHubEnv } from "./env.js";
+export { parseWorkers, readHubEnv } from "./env.js";

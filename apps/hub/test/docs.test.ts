@@ -45,7 +45,7 @@ describe("the hub's configuration is documented", () => {
     (match) => match[1]!,
   );
 
-  test("env.ts reads the eleven variables", () => {
+  test("env.ts reads the twelve variables", () => {
     expect([...new Set(variables)].sort()).toEqual(
       [
         "KXM_AUTH_TOKEN",
@@ -59,6 +59,7 @@ describe("the hub's configuration is documented", () => {
         "KXM_RATE_LIMIT",
         "KXM_RETENTION_DAYS",
         "KXM_SHUTDOWN_GRACE_MS",
+        "KXM_WORKERS",
       ].sort(),
     );
   });

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { isKxmError, KxmError } from "@kxm/contract";
+import type { HubEnv } from "@kxm/hub";
 import { Flags } from "@oclif/core";
 import { EXIT, KxmCommand, UsageError } from "../../base.js";
 import { commandLineUrl, databaseUrlFlag } from "../../db-path.js";
@@ -16,8 +17,10 @@ export default class HubServe extends KxmCommand {
     "refused at once with database_path_unusable. With KXM_DATABASE_URL (or --database-url) it serves a " +
     "PostgreSQL database instead of the SQLite file, and several hubs may share it. The environment " +
     "configures it (KXM_AUTH_TOKEN, KXM_DB_PATH, KXM_DATABASE_URL, KXM_HOST, KXM_PORT, KXM_RETENTION_DAYS, " +
-    "KXM_LOG_LEVEL, KXM_RATE_LIMIT, KXM_SHUTDOWN_GRACE_MS); --host, --port, --db and --database-url override " +
-    "their variables. A URL with a password is refused on the command line (every user can read a process's " +
+    "KXM_LOG_LEVEL, KXM_RATE_LIMIT, KXM_SHUTDOWN_GRACE_MS, KXM_WORKERS); --host, --port, --db, --database-url " +
+    "and --workers override their variables. With --workers N (or auto, one per core) it runs N hub processes " +
+    "on the one database and port, each answering any request, and replaces one that exits; the rate limit is " +
+    "counted by each of them. A URL with a password is refused on the command line (every user can read a process's " +
     "arguments): put it in KXM_DATABASE_URL, or the password in PGPASSWORD. A relative " +
     "database path is resolved " +
     "against --cwd (or the current folder). Without KXM_AUTH_TOKEN every admin route answers 503 " +
@@ -26,6 +29,7 @@ export default class HubServe extends KxmCommand {
     "<%= config.bin %> <%= command.id %>",
     "KXM_AUTH_TOKEN=$(cat ~/.kxm-admin-token) <%= config.bin %> <%= command.id %> --port 7420 --db .kxm/state/kxm.db",
     "<%= config.bin %> <%= command.id %> --host 0.0.0.0 --port 0 --json",
+    "<%= config.bin %> <%= command.id %> --workers auto",
     "PGPASSWORD=$(cat ~/.kxm-db-password) <%= config.bin %> <%= command.id %> --database-url postgres://kxm@db.internal:5432/kxm",
   ];
   static override flags = {
@@ -41,13 +45,19 @@ export default class HubServe extends KxmCommand {
       exclusive: ["database-url"],
     }),
     "database-url": databaseUrlFlag,
+    workers: Flags.string({
+      description:
+        "Hub processes to run on the one database and port, 1 to 256, or auto for one per core (default: " +
+        "KXM_WORKERS, else 1)",
+      helpValue: "<n|auto>",
+    }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(HubServe);
     const folder = await this.workingFolder(flags.cwd);
-    const { checkDatabasePath, readHubEnv } = await import("@kxm/hub/preflight");
-    let env: ReturnType<typeof readHubEnv>;
+    const { checkDatabasePath, parseWorkers, readHubEnv } = await import("@kxm/hub/preflight");
+    let env: HubEnv;
     try {
       env = readHubEnv(hubEnvSource(), folder);
     } catch (error) {
@@ -60,6 +70,15 @@ export default class HubServe extends KxmCommand {
       ...(flags.port === undefined ? {} : { port: flags.port }),
       ...(flags.db === undefined ? {} : { dbPath: resolve(folder, flags.db), databaseUrl: undefined }),
     };
+    if (flags.workers !== undefined) {
+      const workers = parseWorkers(flags.workers);
+      if (workers === undefined) {
+        throw new UsageError(
+          "--workers must be a whole number of processes from 1 to 256, or auto (one per core)",
+        );
+      }
+      env = { ...env, workers };
+    }
     // A path that cannot hold a database fails here, before the seconds it takes to load the server.
     try {
       if (flags["database-url"] !== undefined)
@@ -68,6 +87,7 @@ export default class HubServe extends KxmCommand {
     } catch (error) {
       throw withCode(error);
     }
+    if (env.workers > 1) return this.serveWorkers(env);
     const { exitIfStuck, SHUTDOWN_MARGIN_MS, serveHub } = await import("@kxm/hub");
     // The hub's JSON log lines go to stderr, so stdout holds only what this command prints.
     const { pino } = await import("pino");
@@ -79,15 +99,7 @@ export default class HubServe extends KxmCommand {
     } catch (error) {
       throw listenError(withCode(error), env.host, env.port);
     }
-    if (this.jsonEnabled()) this.logJson({ url: hub.url });
-    else {
-      this.log(`kxm hub listening on ${hub.url} (database ${hub.database})`);
-      if (env.authToken === undefined) {
-        process.stderr.write(
-          "warning: KXM_AUTH_TOKEN is unset, so every admin route answers 503 admin_auth_not_configured\n",
-        );
-      }
-    }
+    this.listening(env, hub.url, `database ${hub.database}`);
     const signal = await stopped;
     logger.info({ event: "hub_stopping", signal, graceMs: env.shutdownGraceMs });
     exitIfStuck(env.shutdownGraceMs + SHUTDOWN_MARGIN_MS, logger);
@@ -102,15 +114,91 @@ export default class HubServe extends KxmCommand {
     );
     this.exit(EXIT.failed);
   }
+
+  /** Prints where the hub listens (or {url} with --json), and warns when the control plane is off. */
+  private listening(env: HubEnv, url: string, detail: string): void {
+    if (this.jsonEnabled()) this.logJson({ url });
+    else {
+      this.log(`kxm hub listening on ${url} (${detail})`);
+      if (env.authToken === undefined) {
+        process.stderr.write(
+          "warning: KXM_AUTH_TOKEN is unset, so every admin route answers 503 admin_auth_not_configured\n",
+        );
+      }
+    }
+  }
+
+  /**
+   * `--workers N` above 1: N hub processes on one database and port under a node:cluster primary (this process),
+   * which prints the URL once all listen, and on SIGINT or SIGTERM stops them as one hub stops.
+   */
+  private async serveWorkers(env: HubEnv): Promise<void> {
+    const [{ SHUTDOWN_MARGIN_MS }, { HubWorkers }, { pino }] = await Promise.all([
+      import("@kxm/hub"),
+      import("../../hub-workers.js"),
+      import("pino"),
+    ]);
+    const logger = pino({ level: env.logLevel }, pino.destination({ dest: 2, sync: true })).child({
+      worker: "primary",
+    });
+    const workers = new HubWorkers(env, env.workers, logger);
+    const stopped = stopSignal(() => workers.kill());
+    let url: string;
+    let database: string;
+    try {
+      ({ url, database } = await workers.start());
+    } catch (error) {
+      throw listenError(withCode(error), env.host, env.port);
+    }
+    this.listening(env, url, `database ${database}, ${env.workers} workers`);
+    const outcome = await Promise.race([
+      stopped.then((signal) => ({ signal })),
+      workers.failed.then((error) => ({ error })),
+    ]);
+    if ("error" in outcome) {
+      logger.error({ event: "hub_workers_failed", message: outcome.error.message });
+      await workers.stop();
+      throw new KxmError("internal_error", outcome.error.message);
+    }
+    const { signal } = outcome;
+    logger.info({ event: "hub_stopping", signal, graceMs: env.shutdownGraceMs, workers: env.workers });
+    // Each worker bounds its own stop; this is the last resort if one of them hangs past its own.
+    const stuck = setTimeout(
+      () => {
+        logger.error({ event: "hub_stop_forced", reason: "close_hung" });
+        workers.kill();
+      },
+      env.shutdownGraceMs + 2 * SHUTDOWN_MARGIN_MS,
+    );
+    stuck.unref();
+    const { forced, connectionsCut } = await workers.stop();
+    clearTimeout(stuck);
+    logger.info({ event: "hub_stopped", forced, connectionsCut, workers: env.workers });
+    if (!forced) {
+      this.say(`kxm hub stopped (${signal})`);
+      return;
+    }
+    process.stderr.write(
+      connectionsCut > 0
+        ? `kxm hub stopped (${signal}) after cutting ${connectionsCut} connection(s) still busy at the end of the ` +
+            `${env.shutdownGraceMs} ms grace period\n`
+        : `kxm hub stopped (${signal}), but a worker had to be killed\n`,
+    );
+    this.exit(EXIT.failed);
+  }
 }
 
-/** Resolves with the first SIGINT or SIGTERM; a second one while stopping exits at once with 130 or 143. */
-function stopSignal(): Promise<NodeJS.Signals> {
+/**
+ * Resolves with the first SIGINT or SIGTERM; a second one while stopping exits at once with 130 or 143, after
+ * `beforeExit` (which ends the workers of `--workers`).
+ */
+function stopSignal(beforeExit: () => void = () => undefined): Promise<NodeJS.Signals> {
   return new Promise((done) => {
     let received = false;
     const onSignal = (signal: NodeJS.Signals) => {
       if (received) {
         process.stderr.write(`kxm hub: a second ${signal} while stopping; exiting at once\n`);
+        beforeExit();
         process.exit(signal === "SIGINT" ? 130 : 143);
       }
       received = true;
