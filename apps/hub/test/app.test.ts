@@ -17,6 +17,7 @@ describe("readHubEnv", () => {
       mcpAllowedOrigins: [],
       shutdownGraceMs: 10_000,
       inspectorSecureCookie: false,
+      workers: 1,
     });
   });
 
@@ -34,6 +35,7 @@ describe("readHubEnv", () => {
           KXM_MCP_ALLOWED_ORIGINS: "https://app.example.com, http://10.0.0.5:8080",
           KXM_SHUTDOWN_GRACE_MS: "2500",
           KXM_INSPECTOR_SECURE_COOKIE: "true",
+          KXM_WORKERS: "3",
         },
         "/srv/repo",
       ),
@@ -48,6 +50,7 @@ describe("readHubEnv", () => {
       mcpAllowedOrigins: ["https://app.example.com", "http://10.0.0.5:8080"],
       shutdownGraceMs: 2_500,
       inspectorSecureCookie: true,
+      workers: 3,
     });
     expect(readHubEnv({ KXM_AUTH_TOKEN: "", KXM_PORT: "" }, "/r")).toMatchObject({
       authToken: undefined,
@@ -66,6 +69,8 @@ describe("readHubEnv", () => {
     ["KXM_RATE_LIMIT", "0"],
     ["KXM_AUTH_TOKEN", "short-secret"],
     ["KXM_INSPECTOR_SECURE_COOKIE", "yes"],
+    ["KXM_WORKERS", "0"],
+    ["KXM_WORKERS", "257"],
   ])("an invalid %s (%s) is refused, naming the variable but not the value", (name, value) => {
     let thrown: unknown;
     try {
