@@ -31,10 +31,11 @@ export function processCpuMs(pid) {
 }
 
 /**
- * The CPU a PostgreSQL server has used: the postmaster's own, its live children's (backends and background
- * workers), and what its children that have exited used (the postmaster's waited-for time), so that a backend
- * ending between two readings keeps its share.
- * @param {number} pid the postmaster
+ * The CPU a server of several processes has used: its main process's own, its live children's, and what its
+ * children that have exited used (the main process's waited-for time), so that a child ending between two readings
+ * keeps its share. For PostgreSQL, the postmaster with its backends and background workers; for
+ * `kxm hub serve --workers`, the primary with its worker processes.
+ * @param {number} pid the main process (a postmaster, a cluster primary)
  */
 export function serverCpuMs(pid) {
   const own = statFields(pid);

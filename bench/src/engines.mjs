@@ -9,6 +9,9 @@
 //   Hubs: 1, 2 and 4 `kxm hub serve` processes of the built CLI on the second database, each on its own port, with
 //   8 connections in all spread evenly across the hubs by one autocannon process, the hub counts taking turns in
 //   bursts the same way; the hubs', the server's, autocannon's and the whole machine's CPU are read around each.
+//   Workers: `kxm hub serve` and `kxm hub serve --workers 2` of the built CLI on the SQLite file (the embedded
+//   default), one address each, 8 connections, the two taking turns in bursts; the CPU of each server with its
+//   worker processes is read around each.
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +33,8 @@ const ENGINES = /** @type {const} */ (["sqlite", "postgres"]);
 const STATE_KEY = "release.branch";
 /** The connections of the throughput runs, in all, whatever the number of hubs. */
 const CONNECTIONS = 8;
+/** The worker counts of `kxm hub serve --workers` measured on the SQLite file, in the order of the first pair. */
+const WORKER_COUNTS = /** @type {const} */ ([1, 2]);
 /** Of every this many requests of the mixed load, one is a state proposal. */
 const MIXED_WRITE_EVERY = 8;
 
@@ -96,21 +101,23 @@ function requestsOf(key, items) {
 const ROUTES = /** @type {const} */ (["health", "contextLong", "recall", "state", "proposal"]);
 
 /**
- * A hub process of the built CLI on `databaseUrl`, on a port of its own, logging to a file at `info` as a
- * served hub does; resolves once it answers with its URL.
- * @param {string} databaseUrl
+ * A hub process of the built CLI on the database `database` names (KXM_DATABASE_URL or KXM_DB_PATH), on a port of
+ * its own, logging to a file at `info` as a served hub does, with `args` after `kxm hub serve`; resolves once it
+ * answers with its URL.
+ * @param {Record<string, string>} database
  * @param {string} dir
- * @param {number} n
+ * @param {string} name
+ * @param {readonly string[]} [args]
  * @returns {Promise<{ url: string, pid: number, stop: () => Promise<void> }>}
  */
-function startHubProcess(databaseUrl, dir, n) {
-  const logFile = join(dir, `hub-${n}.log`);
+function startHubProcess(database, dir, name, args = []) {
+  const logFile = join(dir, `hub-${name}.log`);
   const log = openSync(logFile, "w");
-  const child = spawn(process.execPath, [CLI, "hub", "serve", "--port", "0", "--json"], {
+  const child = spawn(process.execPath, [CLI, "hub", "serve", "--port", "0", "--json", ...args], {
     cwd: dir,
     env: {
       ...process.env,
-      KXM_DATABASE_URL: databaseUrl,
+      ...database,
       KXM_HOST: "127.0.0.1",
       KXM_AUTH_TOKEN: ADMIN_TOKEN,
       KXM_RATE_LIMIT: "1000000",
@@ -371,7 +378,9 @@ export async function benchEngines({ size, mode }) {
     // Hubs: processes of the built CLI on one database, every one of them started (idle ones wait on LISTEN).
     const most = Math.max(...hubCounts);
     const hubs = await Promise.all(
-      Array.from({ length: most }, (_, n) => startHubProcess(cluster.url("kxm_hubs"), dir, n)),
+      Array.from({ length: most }, (_, n) =>
+        startHubProcess({ KXM_DATABASE_URL: cluster.url("kxm_hubs") }, dir, String(n)),
+      ),
     );
     /** @type {Record<string, Record<string, any>>} */
     const throughput = {};
@@ -399,6 +408,44 @@ export async function benchEngines({ size, mode }) {
     } finally {
       await Promise.all(hubs.map((hub) => hub.stop()));
     }
+
+    // Workers: one served hub with one process and one with two, on the SQLite file, each at one address.
+    const servers = await Promise.all(
+      WORKER_COUNTS.map((n) =>
+        startHubProcess({ KXM_DB_PATH: file }, dir, `workers-${n}`, ["--workers", String(n)]),
+      ),
+    );
+    /** @type {Record<string, Record<string, any>>} */
+    const workers = {};
+    try {
+      for (const server of servers) {
+        await cannon(server.url, requests.contextLong(0).slice(0, 5), Math.min(1, seconds), {
+          connections: CONNECTIONS,
+        });
+      }
+      const none = () => 0;
+      for (const load of /** @type {const} */ (["contextLong", "mixed"])) {
+        /** @type {{ runs: any[], windows: any[] }[]} */
+        const figures = WORKER_COUNTS.map(() => ({ runs: [], windows: [] }));
+        await takeTurns([0, 1], bursts, async (i) => {
+          const server = /** @type {(typeof servers)[number]} */ (servers[i]);
+          // A server's CPU with its workers' (node:cluster forks them), as a PostgreSQL server's is read.
+          const window = cpuWindow({ hubs: () => serverCpuMs(server.pid), postgres: none });
+          const run = await cannon(server.url, requests[load](nextBurst()), burstSeconds, {
+            connections: CONNECTIONS,
+            onStart: window.onStart,
+          });
+          figures[i]?.runs.push(run);
+          figures[i]?.windows.push(window.end(run.cpuMs));
+          await idle();
+        });
+        workers[load] = Object.fromEntries(
+          WORKER_COUNTS.map((n, i) => [n, summarized(figures[i]?.runs ?? [], figures[i]?.windows ?? [])]),
+        );
+      }
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+    }
     return {
       system: "engines",
       size,
@@ -408,9 +455,11 @@ export async function benchEngines({ size, mode }) {
       connections: CONNECTIONS,
       mixedWriteEvery: MIXED_WRITE_EVERY,
       hubCounts,
+      workerCounts: WORKER_COUNTS,
       setupMs: Math.round(setupMs),
       routes,
       throughput,
+      workers,
     };
   } finally {
     cluster.stop();

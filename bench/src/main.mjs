@@ -15,6 +15,7 @@ import { enginesInputsMissing } from "./engines.mjs";
 import { canCollect, now } from "./measure.mjs";
 import { ADAPTERS } from "./peers/adapters.mjs";
 import { generatePool, SEED } from "./pool.mjs";
+import { writePoolFile } from "./pool-file.mjs";
 import { cranfieldSummary, machineInfo, markdownReport } from "./report.mjs";
 import { benchStartup } from "./startup.mjs";
 
@@ -22,7 +23,7 @@ const USAGE =
   "usage: pnpm bench [--quick | --smoke] [--sizes 1000,10000] [--peers fts5,minisearch,... | none] [--out DIR]";
 const MAX_SIZE = 1_000_000;
 /** @type {Record<string, readonly number[]>} */
-const DEFAULT_SIZES = { full: [1_000, 10_000, 100_000], quick: [1_000, 10_000], smoke: [1_000] };
+const DEFAULT_SIZES = { full: [1_000, 10_000, 100_000, 1_000_000], quick: [1_000, 10_000], smoke: [1_000] };
 const PEER_NAMES = ADAPTERS.map((adapter) => adapter.name);
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -158,6 +159,27 @@ function buildTooSlow(done, peer, size) {
   return predicted > SKIP_BUILD_MS ? predicted : undefined;
 }
 
+/**
+ * An index predicted to hold more than this (bytes per item at the smaller pool times the pool) skips the peer: with
+ * the pool and its texts beside it, the worker's 8 GB heap would not hold it.
+ */
+const SKIP_INDEX_BYTES = 4e9;
+
+/**
+ * The predicted size of a peer's index at `size` when it exceeds {@link SKIP_INDEX_BYTES}, from the largest
+ * smaller pool.
+ * @param {readonly { size: number, peers: any[] }[]} done
+ * @param {string} peer
+ * @param {number} size
+ */
+function indexTooLarge(done, peer, size) {
+  const smaller = done.filter((entry) => entry.size < size).at(-1);
+  const before = smaller?.peers.find((result) => result.system === peer);
+  if (before === undefined || !Number.isFinite(before.bytesPerItem)) return undefined;
+  const predicted = before.bytesPerItem * size;
+  return predicted > SKIP_INDEX_BYTES ? predicted : undefined;
+}
+
 /** @param {string} system @param {number} size @param {string} reason */
 function skippedPeer(system, size, reason) {
   const none = { n: 0, p50: Number.NaN, p95: Number.NaN, p99: Number.NaN, medianHits: 0, skipped: true };
@@ -223,14 +245,21 @@ for (const size of options.sizes) {
   const kxm = await runWorker("kxm", { type: "pool", size, mode: options.mode });
   const peers = [];
   if (options.peers.length > 0) {
-    const poolFile = join(scratch, `pool-${size}.json`);
-    writeFileSync(poolFile, JSON.stringify(generatePool(size)));
+    const poolFile = join(scratch, `pool-${size}.jsonl`);
+    writePoolFile(poolFile, generatePool(size));
     for (const peer of options.peers) {
       progress(`${label} ${peer}`);
       const slowBuild = buildTooSlow(sizes, peer, size);
       if (slowBuild !== undefined) {
         progress(`${label} ${peer} skipped: its build is predicted at ${Math.round(slowBuild / 1000)} s`);
         peers.push(skippedPeer(peer, size, `build predicted at ${Math.round(slowBuild / 1000)} s`));
+        continue;
+      }
+      const largeIndex = indexTooLarge(sizes, peer, size);
+      if (largeIndex !== undefined) {
+        const gb = (largeIndex / 1e9).toFixed(1);
+        progress(`${label} ${peer} skipped: its index is predicted at ${gb} GB`);
+        peers.push(skippedPeer(peer, size, `index predicted at ${gb} GB`));
         continue;
       }
       const skip = phasesTooSlow(sizes, peer, size);

@@ -131,6 +131,12 @@ describe("pnpm bench --smoke", () => {
     for (const load of ["contextLong", "mixed"]) {
       for (const n of [1, 2]) served(json.engines.throughput[load][n]);
     }
+    // `kxm hub serve --workers 1` and `--workers 2` on the SQLite file served every request too.
+    expect(json.engines.workerCounts).toEqual([1, 2]);
+    for (const load of ["contextLong", "mixed"]) {
+      for (const n of [1, 2]) served(json.engines.workers[load][n]);
+    }
+    expect(report).toContain("| long-task packets, 2 workers |");
     expect(report).toContain("## SQLite and PostgreSQL, one hub and several");
     expect(report).toContain("| POST /state/proposals |");
     if (!("skipped" in json.startup)) {

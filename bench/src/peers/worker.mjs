@@ -2,7 +2,6 @@
 // One system's figures, in a process of its own. The parent forks this file and sends one job; the worker
 // regenerates the same seeded pool, tasks and queries (or loads Cranfield), measures, and sends the figures back.
 //   { system: "kxm" | <peer name>, job: { type: "pool", size, mode } | { type: "cranfield" } }
-import { readFileSync } from "node:fs";
 import { indexedText, PoolIndex } from "@kxm/arbiter";
 import { LIMITS } from "@kxm/contract";
 import { loadCranfield } from "../cranfield.mjs";
@@ -10,6 +9,7 @@ import { benchEngines } from "../engines.mjs";
 import { benchHub } from "../hub.mjs";
 import { collect, median, now, summarize } from "../measure.mjs";
 import { generateEdits, generatePool, generateQueries, generateTasks, PROJECT } from "../pool.mjs";
+import { loadedCopy, readPoolFile } from "../pool-file.mjs";
 import { benchSize, FULL_PLAN, SMOKE_PLAN } from "../run.mjs";
 import { adapterNamed } from "./adapters.mjs";
 
@@ -78,9 +78,7 @@ function benchPeer(name, job) {
   const adapter = adapterNamed(name);
   const plan = peerPlan(mode, size);
   // The parent writes each pool once (generating 100k items takes a while); the same seed gives the same bytes.
-  const items = JSON.parse(
-    poolFile === undefined ? JSON.stringify(generatePool(size)) : readFileSync(poolFile, "utf8"),
-  );
+  const items = poolFile === undefined ? loadedCopy(generatePool(size)) : readPoolFile(poolFile);
   /** @type {Doc[]} */
   const docs = items.map((/** @type {import("@kxm/contract").ContextItem} */ item) => ({
     id: item.id,

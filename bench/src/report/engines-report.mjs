@@ -1,6 +1,6 @@
 // @ts-check
 // The engines section: each route on SQLite and on PostgreSQL side by side, then 1, 2 and 4 hubs on one
-// PostgreSQL, with where the machine's CPU went during each.
+// PostgreSQL, then `kxm hub serve --workers` at 1 and 2 on SQLite, with where the machine's CPU went during each.
 import { count, ms, ratio, table } from "./format.mjs";
 
 /** The routes as the report names them. */
@@ -57,6 +57,51 @@ export function enginesReport(engines) {
       ]);
     }
   }
+  const workerRows = [];
+  for (const [load, byWorkers] of Object.entries(engines.workers ?? {})) {
+    const one = byWorkers[engines.workerCounts[0]];
+    for (const n of engines.workerCounts) {
+      const f = byWorkers[n];
+      workerRows.push([
+        `${LOAD_LABELS[/** @type {keyof typeof LOAD_LABELS} */ (load)] ?? load}, ${n} worker${n === 1 ? "" : "s"}`,
+        count(Math.round(f.requestsPerSecond)),
+        ratio(f.requestsPerSecond / one.requestsPerSecond),
+        latency(f),
+        inCores(f.cores.hubs),
+        inCores(f.cores.loadGenerator),
+        inCores(f.cores.others),
+        `${inCores(f.cores.machine)} of ${inCores(f.cores.capacity)}`,
+        String(failures(f)),
+      ]);
+    }
+  }
+  const workersSection =
+    workerRows.length === 0
+      ? []
+      : [
+          "",
+          table(
+            [
+              "load",
+              "requests/s",
+              "vs 1 worker",
+              "p50 / p99 ms",
+              "hub, cores",
+              "autocannon, cores",
+              "other, cores",
+              "machine busy, cores",
+              "failed",
+            ],
+            workerRows,
+            ["l", "r", "r", "r", "r", "r", "r", "r", "r"],
+          ),
+          "",
+          `\`kxm hub serve\` of the built CLI on the SQLite file (the embedded default), with ` +
+            `${engines.workerCounts.map((n) => `\`--workers ${n}\``).join(" and ")} (one process; a node:cluster ` +
+            `primary forking that many hub processes on one port), ${engines.connections} connections to its one ` +
+            `address, ${engines.bursts} bursts of ${engines.burstSeconds} s per count, the two taking turns. The ` +
+            "hub's cores are the server's processes together (the primary and its workers).",
+        ];
   return [
     table(
       [
@@ -104,5 +149,6 @@ export function enginesReport(engines) {
       `In the mixed load one request in ${engines.mixedWriteEvery} is a state proposal, after which every hub ` +
       "catches its pool up from the change feed before its next packet. Cores: CPU time per second of the burst, " +
       "by party; other is whatever else the machine ran (the bench's own process, the kernel).",
+    ...workersSection,
   ].join("\n");
 }
