@@ -375,6 +375,37 @@ export async function benchEngines({ size, mode }) {
       for (const store of Object.values(stores)) await store.close();
     }
 
+    /**
+     * The throughput loads, each count of `counts` taking its turn in bursts at {@link CONNECTIONS} connections
+     * against the addresses `target` gives it, with the CPU its readers give read around each burst.
+     * @param {readonly number[]} counts
+     * @param {(n: number) => { urls: string | string[], hubs: () => number, postgres: () => number }} target
+     * @returns {Promise<Record<string, Record<string, any>>>}
+     */
+    const loadsOver = async (counts, target) => {
+      /** @type {Record<string, Record<string, any>>} */
+      const byLoad = {};
+      for (const load of /** @type {const} */ (["contextLong", "mixed"])) {
+        /** @type {Map<number, { runs: any[], windows: any[] }>} */
+        const figures = new Map(counts.map((n) => [n, { runs: [], windows: [] }]));
+        await takeTurns(counts, bursts, async (n) => {
+          const { urls, ...readers } = target(n);
+          const window = cpuWindow(readers);
+          const run = await cannon(urls, requests[load](nextBurst()), burstSeconds, {
+            connections: CONNECTIONS,
+            onStart: window.onStart,
+          });
+          figures.get(n)?.runs.push(run);
+          figures.get(n)?.windows.push(window.end(run.cpuMs));
+          await idle();
+        });
+        byLoad[load] = Object.fromEntries(
+          counts.map((n) => [n, summarized(figures.get(n)?.runs ?? [], figures.get(n)?.windows ?? [])]),
+        );
+      }
+      return byLoad;
+    };
+
     // Hubs: processes of the built CLI on one database, every one of them started (idle ones wait on LISTEN).
     const most = Math.max(...hubCounts);
     const hubs = await Promise.all(
@@ -383,68 +414,47 @@ export async function benchEngines({ size, mode }) {
       ),
     );
     /** @type {Record<string, Record<string, any>>} */
-    const throughput = {};
+    let throughput;
     try {
       const urls = hubs.map((hub) => hub.url);
       await cannon(urls, requests.contextLong(0).slice(0, 5), Math.min(1, seconds), { connections: most });
       const hubsCpu = () => hubs.reduce((n, hub) => n + processCpuMs(hub.pid), 0);
-      for (const load of /** @type {const} */ (["contextLong", "mixed"])) {
-        /** @type {Record<string, { runs: any[], windows: any[] }>} */
-        const figures = Object.fromEntries(hubCounts.map((n) => [n, { runs: [], windows: [] }]));
-        await takeTurns(hubCounts, bursts, async (n) => {
-          const window = cpuWindow({ hubs: hubsCpu, postgres: postgresCpu });
-          const run = await cannon(urls.slice(0, n), requests[load](nextBurst()), burstSeconds, {
-            connections: CONNECTIONS,
-            onStart: window.onStart,
-          });
-          figures[n]?.runs.push(run);
-          figures[n]?.windows.push(window.end(run.cpuMs));
-          await idle();
-        });
-        throughput[load] = Object.fromEntries(
-          hubCounts.map((n) => [n, summarized(figures[n]?.runs ?? [], figures[n]?.windows ?? [])]),
-        );
-      }
+      throughput = await loadsOver(hubCounts, (n) => ({
+        urls: urls.slice(0, n),
+        hubs: hubsCpu,
+        postgres: postgresCpu,
+      }));
     } finally {
       await Promise.all(hubs.map((hub) => hub.stop()));
     }
 
     // Workers: one served hub with one process and one with two, on the SQLite file, each at one address.
-    const servers = await Promise.all(
-      WORKER_COUNTS.map((n) =>
-        startHubProcess({ KXM_DB_PATH: file }, dir, `workers-${n}`, ["--workers", String(n)]),
+    const servers = new Map(
+      await Promise.all(
+        WORKER_COUNTS.map(
+          async (n) =>
+            /** @type {const} */ ([
+              n,
+              await startHubProcess({ KXM_DB_PATH: file }, dir, `workers-${n}`, ["--workers", String(n)]),
+            ]),
+        ),
       ),
     );
     /** @type {Record<string, Record<string, any>>} */
-    const workers = {};
+    let workers;
     try {
-      for (const server of servers) {
+      for (const server of servers.values()) {
         await cannon(server.url, requests.contextLong(0).slice(0, 5), Math.min(1, seconds), {
           connections: CONNECTIONS,
         });
       }
-      const none = () => 0;
-      for (const load of /** @type {const} */ (["contextLong", "mixed"])) {
-        /** @type {{ runs: any[], windows: any[] }[]} */
-        const figures = WORKER_COUNTS.map(() => ({ runs: [], windows: [] }));
-        await takeTurns([0, 1], bursts, async (i) => {
-          const server = /** @type {(typeof servers)[number]} */ (servers[i]);
-          // A server's CPU with its workers' (node:cluster forks them), as a PostgreSQL server's is read.
-          const window = cpuWindow({ hubs: () => serverCpuMs(server.pid), postgres: none });
-          const run = await cannon(server.url, requests[load](nextBurst()), burstSeconds, {
-            connections: CONNECTIONS,
-            onStart: window.onStart,
-          });
-          figures[i]?.runs.push(run);
-          figures[i]?.windows.push(window.end(run.cpuMs));
-          await idle();
-        });
-        workers[load] = Object.fromEntries(
-          WORKER_COUNTS.map((n, i) => [n, summarized(figures[i]?.runs ?? [], figures[i]?.windows ?? [])]),
-        );
-      }
+      workers = await loadsOver(WORKER_COUNTS, (n) => {
+        const server = /** @type {{ url: string, pid: number }} */ (servers.get(n));
+        // The server's CPU with its workers' (node:cluster forks them), read as a PostgreSQL server's is.
+        return { urls: server.url, hubs: () => serverCpuMs(server.pid), postgres: () => 0 };
+      });
     } finally {
-      await Promise.all(servers.map((server) => server.stop()));
+      await Promise.all([...servers.values()].map((server) => server.stop()));
     }
     return {
       system: "engines",

@@ -122,6 +122,17 @@ function runWorker(system, job) {
   });
 }
 
+/**
+ * The largest pool already measured below `size`, and the peer's figures there: what the skips below predict from.
+ * @param {readonly { size: number, peers: any[] }[]} done
+ * @param {string} peer
+ * @param {number} size
+ */
+function measuredBefore(done, peer, size) {
+  const smaller = done.filter((entry) => entry.size < size).at(-1);
+  return { smaller, before: smaller?.peers.find((result) => result.system === peer) };
+}
+
 /** One query predicted to take longer than this, from a smaller pool scaled linearly, skips the phase. */
 const SKIP_QUERY_MS = 10_000;
 
@@ -134,8 +145,7 @@ const SKIP_QUERY_MS = 10_000;
  * @param {number} size
  */
 function phasesTooSlow(done, peer, size) {
-  const smaller = done.filter((entry) => entry.size < size).at(-1);
-  const before = smaller?.peers.find((result) => result.system === peer);
+  const { smaller, before } = measuredBefore(done, peer, size);
   if (smaller === undefined || before === undefined) return [];
   return ["long", "short"].filter(
     (phase) => (before[phase]?.p50 ?? 0) * (size / smaller.size) > SKIP_QUERY_MS,
@@ -152,8 +162,7 @@ const SKIP_BUILD_MS = 150_000;
  * @param {number} size
  */
 function buildTooSlow(done, peer, size) {
-  const smaller = done.filter((entry) => entry.size < size).at(-1);
-  const before = smaller?.peers.find((result) => result.system === peer);
+  const { smaller, before } = measuredBefore(done, peer, size);
   if (smaller === undefined || before === undefined || !Number.isFinite(before.buildMs)) return undefined;
   const predicted = before.buildMs * (size / smaller.size);
   return predicted > SKIP_BUILD_MS ? predicted : undefined;
@@ -173,8 +182,7 @@ const SKIP_INDEX_BYTES = 4e9;
  * @param {number} size
  */
 function indexTooLarge(done, peer, size) {
-  const smaller = done.filter((entry) => entry.size < size).at(-1);
-  const before = smaller?.peers.find((result) => result.system === peer);
+  const { before } = measuredBefore(done, peer, size);
   if (before === undefined || !Number.isFinite(before.bytesPerItem)) return undefined;
   const predicted = before.bytesPerItem * size;
   return predicted > SKIP_INDEX_BYTES ? predicted : undefined;

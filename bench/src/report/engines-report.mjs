@@ -24,11 +24,40 @@ const failures = (figures) => figures.non2xx + figures.errors + figures.timeouts
 /** @param {number} cores */
 const inCores = (cores) => cores.toFixed(2);
 
+/** @param {any} f */
+const latency = (f) => `${ms(f.p50)} / ${ms(f.p99)}`;
+
+/**
+ * One row per load and count of a throughput run: requests/s, against the first count, latency, and cores by party
+ * (`extra` adds the columns after the hubs' own).
+ * @param {Record<string, Record<string, any>>} byLoad
+ * @param {readonly number[]} counts
+ * @param {string} unit what a count counts, singular
+ * @param {(f: any) => string[]} extra
+ */
+function loadRows(byLoad, counts, unit, extra) {
+  return Object.entries(byLoad).flatMap(([load, byCount]) =>
+    counts.map((n) => {
+      const f = byCount[n];
+      return [
+        `${LOAD_LABELS[/** @type {keyof typeof LOAD_LABELS} */ (load)] ?? load}, ${n} ${unit}${n === 1 ? "" : "s"}`,
+        count(Math.round(f.requestsPerSecond)),
+        ratio(f.requestsPerSecond / byCount[/** @type {number} */ (counts[0])].requestsPerSecond),
+        latency(f),
+        inCores(f.cores.hubs),
+        ...extra(f),
+        inCores(f.cores.loadGenerator),
+        inCores(f.cores.others),
+        `${inCores(f.cores.machine)} of ${inCores(f.cores.capacity)}`,
+        String(failures(f)),
+      ];
+    }),
+  );
+}
+
 /** @param {any} engines */
 export function enginesReport(engines) {
   if ("skipped" in engines) return `Not measured: ${engines.skipped}.`;
-  /** @param {any} f */
-  const latency = (f) => `${ms(f.p50)} / ${ms(f.p99)}`;
   const routeRows = Object.entries(engines.routes).map(([route, both]) => [
     ROUTE_LABELS[/** @type {keyof typeof ROUTE_LABELS} */ (route)] ?? route,
     latency(both.sqlite),
@@ -38,70 +67,35 @@ export function enginesReport(engines) {
     ms(both.postgres.cpuPerRequestMs.postgres),
     String(failures(both.sqlite) + failures(both.postgres)),
   ]);
-  const throughputRows = [];
-  for (const [load, byHubs] of Object.entries(engines.throughput)) {
-    const one = byHubs[engines.hubCounts[0]];
-    for (const n of engines.hubCounts) {
-      const f = byHubs[n];
-      throughputRows.push([
-        `${LOAD_LABELS[/** @type {keyof typeof LOAD_LABELS} */ (load)] ?? load}, ${n} hub${n === 1 ? "" : "s"}`,
-        count(Math.round(f.requestsPerSecond)),
-        ratio(f.requestsPerSecond / one.requestsPerSecond),
-        latency(f),
-        inCores(f.cores.hubs),
-        inCores(f.cores.postgres),
-        inCores(f.cores.loadGenerator),
-        inCores(f.cores.others),
-        `${inCores(f.cores.machine)} of ${inCores(f.cores.capacity)}`,
-        String(failures(f)),
-      ]);
-    }
-  }
-  const workerRows = [];
-  for (const [load, byWorkers] of Object.entries(engines.workers ?? {})) {
-    const one = byWorkers[engines.workerCounts[0]];
-    for (const n of engines.workerCounts) {
-      const f = byWorkers[n];
-      workerRows.push([
-        `${LOAD_LABELS[/** @type {keyof typeof LOAD_LABELS} */ (load)] ?? load}, ${n} worker${n === 1 ? "" : "s"}`,
-        count(Math.round(f.requestsPerSecond)),
-        ratio(f.requestsPerSecond / one.requestsPerSecond),
-        latency(f),
-        inCores(f.cores.hubs),
-        inCores(f.cores.loadGenerator),
-        inCores(f.cores.others),
-        `${inCores(f.cores.machine)} of ${inCores(f.cores.capacity)}`,
-        String(failures(f)),
-      ]);
-    }
-  }
-  const workersSection =
-    workerRows.length === 0
-      ? []
-      : [
-          "",
-          table(
-            [
-              "load",
-              "requests/s",
-              "vs 1 worker",
-              "p50 / p99 ms",
-              "hub, cores",
-              "autocannon, cores",
-              "other, cores",
-              "machine busy, cores",
-              "failed",
-            ],
-            workerRows,
-            ["l", "r", "r", "r", "r", "r", "r", "r", "r"],
-          ),
-          "",
-          `\`kxm hub serve\` of the built CLI on the SQLite file (the embedded default), with ` +
-            `${engines.workerCounts.map((n) => `\`--workers ${n}\``).join(" and ")} (one process; a node:cluster ` +
-            `primary forking that many hub processes on one port), ${engines.connections} connections to its one ` +
-            `address, ${engines.bursts} bursts of ${engines.burstSeconds} s per count, the two taking turns. The ` +
-            "hub's cores are the server's processes together (the primary and its workers).",
-        ];
+  const throughputRows = loadRows(engines.throughput, engines.hubCounts, "hub", (f) => [
+    inCores(f.cores.postgres),
+  ]);
+  const workerRows = loadRows(engines.workers, engines.workerCounts, "worker", () => []);
+  const workersSection = [
+    "",
+    table(
+      [
+        "load",
+        "requests/s",
+        "vs 1 worker",
+        "p50 / p99 ms",
+        "hub, cores",
+        "autocannon, cores",
+        "other, cores",
+        "machine busy, cores",
+        "failed",
+      ],
+      workerRows,
+      ["l", "r", "r", "r", "r", "r", "r", "r", "r"],
+    ),
+    "",
+    `\`kxm hub serve\` of the built CLI on the SQLite file (the embedded default), with ` +
+      `${engines.workerCounts.map((/** @type {number} */ n) => `\`--workers ${n}\``).join(" and ")} (one ` +
+      "process; a node:cluster primary forking that many hub processes on one port), " +
+      `${engines.connections} connections to its one address, ${engines.bursts} bursts of ${engines.burstSeconds} s ` +
+      "per count, the two taking turns. The hub's cores are the server's processes together (the primary and its " +
+      "workers).",
+  ];
   return [
     table(
       [
