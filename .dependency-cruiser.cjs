@@ -48,7 +48,7 @@ const ALLOWED = {
     npm: ["@noble/hashes", "@secretlint/secretlint-rule-preset-recommend"],
     node: [],
   },
-  "packages/arbiter": { workspace: ["@kxm/contract"], npm: [], node: [] },
+  "packages/arbiter": { workspace: ["@kxm/contract"], npm: ["porter2"], node: [] },
   "packages/wiki": { workspace: ["@kxm/contract"], npm: [], node: [] },
   // Agents' tools: the hub only through the contract's client, which the MCP server is given.
   "packages/mcp": { workspace: ["@kxm/contract"], npm: ["@modelcontextprotocol/sdk", "zod"], node: [] },

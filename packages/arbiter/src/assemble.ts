@@ -6,7 +6,7 @@ import { checkWithheld, compareNearMisses, type NearMissCandidate, nearMissesOf 
 import { type AssembleOptions, buildAssembly, type Selection } from "./packet.js";
 import { authoritySortKey, compareRankKeys, confidenceSortKey, itemTime, type RankKeys } from "./rank.js";
 import { checkPool, resolveContextRequest } from "./request.js";
-import { queryTerms } from "./tokenize.js";
+import { checkAnalysis, queryTerms } from "./tokenize.js";
 
 interface Candidate extends RankKeys {
   readonly item: ContextItem;
@@ -29,6 +29,7 @@ export function assemblePacket(
   options: AssembleOptions = {},
 ): AssembledPacket {
   const resolved = resolveContextRequest(request);
+  const analysis = checkAnalysis(options.analysis ?? "standard");
   checkPool(pool, resolved.project);
   const withheld = options.withheld ?? [];
   const poolIds = new Set(pool.map((item) => item.id));
@@ -39,7 +40,7 @@ export function assemblePacket(
     (item) => contradictionIds.has(item.id) || (resolved.kinds.includes(item.kind) && !isInert(item)),
   );
 
-  const terms = queryTerms(resolved.task);
+  const terms = queryTerms(resolved.task, analysis);
   // Every other item is scored too, as one more document of the eligible set: the near misses need its score.
   const eligibleIds = new Set(eligible.map((item) => item.id));
   const others: { item: ContextItem; reason: NearMissCandidate["reason"] }[] = [
@@ -59,6 +60,7 @@ export function assemblePacket(
     eligible,
     terms,
     others.map(({ item }) => item),
+    analysis,
   );
   const candidates: Candidate[] = eligible.map((item, i) => {
     const score = scores[i]!;

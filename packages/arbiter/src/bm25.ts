@@ -1,5 +1,5 @@
 import type { ContextItem } from "@kxm/contract";
-import { tokenize } from "./tokenize.js";
+import { type Analysis, tokenize } from "./tokenize.js";
 
 /** BM25 parameters of docs/reference/behaviour.md section 1. */
 const BM25_K1 = 1.2;
@@ -64,8 +64,8 @@ interface Document {
   readonly tf: Map<string, number>;
 }
 
-function documentOf(item: ContextItem): Document {
-  const tokens = tokenize(indexedText(item));
+function documentOf(item: ContextItem, analysis: Analysis): Document {
+  const tokens = tokenize(indexedText(item), analysis);
   return { length: tokens.length, tf: termFrequencies(tokens) };
 }
 
@@ -101,8 +101,9 @@ export function scoreCorpus(
   corpus: readonly ContextItem[],
   terms: readonly string[],
   extras: readonly ContextItem[] = [],
+  analysis: Analysis = "standard",
 ): CorpusScores {
-  const documents = corpus.map(documentOf);
+  const documents = corpus.map((item) => documentOf(item, analysis));
   const totalLength = documents.reduce((sum, doc) => sum + doc.length, 0);
   const avgLength = averageLength(totalLength, documents.length);
   const frequencies = terms.map((term) => documents.filter((doc) => doc.tf.has(term)).length);
@@ -113,7 +114,7 @@ export function scoreCorpus(
   // The one more document holds each term it is scored on, so each such term's frequency grows by one.
   const extraIdfs = frequencies.map((frequency) => idf(documents.length + 1, frequency + 1));
   const extraScores = extras.map((item) => {
-    const doc = documentOf(item);
+    const doc = documentOf(item, analysis);
     const norm = lengthNorm(doc.length, averageLength(totalLength + doc.length, documents.length + 1));
     return documentScore(doc, terms, (i) => extraIdfs[i]!, norm);
   });

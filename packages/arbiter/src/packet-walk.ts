@@ -102,7 +102,7 @@ export function assembleFromIndex(
   });
   const eligible = eligibleSet(columns, resolved, kindRank, options.contradictionIds ?? []);
   const clock = new PhaseClock(options.phases, options.phases === undefined ? noClock : options.now);
-  const terms = queryTerms(resolved.task);
+  const terms = queryTerms(resolved.task, columns.analysis);
   if (clock.phases !== undefined) clock.phases.tokenizeMs = clock.lap();
   const weighed = scorer.weighTerms(
     terms,

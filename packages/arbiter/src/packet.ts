@@ -11,9 +11,15 @@ import { roundScore } from "./bm25.js";
 import { estimateTokens } from "./budget.js";
 import type { WithheldItem } from "./near-miss.js";
 import type { ResolvedContextRequest } from "./request.js";
+import type { Analysis } from "./tokenize.js";
 
 /** Options of a packet assembly that do not come from the request. */
 export type AssembleOptions = {
+  /**
+   * How text becomes tokens (`standard`, the default, or the opt-in `english`). A {@link PoolIndex} analyses its
+   * items when they enter, so it takes the profile when it is made and refuses a different one here.
+   */
+  readonly analysis?: Analysis;
   /** Ids of the items that are open contradictions: always eligible, ranked first, their own section. */
   readonly contradictionIds?: Iterable<string>;
   /** The caller's working state, carried into `packet.workingState` unchanged. */

@@ -10,7 +10,7 @@ import { authoritySortKey, confidenceSortKey, itemTime } from "./rank.js";
 import { belongsTo, isolationViolation } from "./request.js";
 import { idComparator, type SlotCompare, staticComparator } from "./slot-order.js";
 import { sortedInsert, sortedRemove } from "./sorted.js";
-import { tokenize } from "./tokenize.js";
+import { type Analysis, tokenize } from "./tokenize.js";
 
 /** Each kind's number in the columns; a group is kind * 2, plus 1 when inert. */
 export const KIND_SLOT: Readonly<Record<ItemKind, number>> = {
@@ -38,6 +38,9 @@ export const MARK_CONTRADICTION = 2;
  * when they grow, so a caller holding one keeps it for one request only.
  */
 export class PoolColumns {
+  /** How every item's text and every request's task or query become tokens (checked by the caller). */
+  constructor(readonly analysis: Analysis) {}
+
   readonly slotsById = new Map<string, number>();
   private readonly freeSlots: number[] = [];
   readonly records: (ContextItem | undefined)[] = [];
@@ -126,7 +129,7 @@ export class PoolColumns {
     this.authorities[slot] = authoritySortKey(item.authority);
     this.times[slot] = itemTime(item);
     this.costs[slot] = itemCost(item);
-    const tokens = tokenize(indexedText(item));
+    const tokens = tokenize(indexedText(item), this.analysis);
     this.lengths[slot] = tokens.length;
     if (tokens.length > this.maxLength) this.maxLength = tokens.length;
     if (!live) {

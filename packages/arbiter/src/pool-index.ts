@@ -14,6 +14,17 @@ import { IndexNearMisses } from "./pool-near-misses.js";
 import { IndexRecall } from "./pool-recall.js";
 import { Scorer } from "./pool-scoring.js";
 import { resolveRecallRequest } from "./request.js";
+import { type Analysis, checkAnalysis } from "./tokenize.js";
+
+/** Options of a {@link PoolIndex} for its whole life. */
+export interface PoolIndexOptions {
+  /**
+   * How text becomes tokens: `standard` (the default, docs/reference/behaviour.md section 1) or the opt-in
+   * `english` (Porter2 stemming in place of plural folding). Fixed when the index is made: its postings hold the
+   * profile's terms.
+   */
+  readonly analysis?: Analysis;
+}
 
 /**
  * An index over one project's pool (its own records and `_shared` defaults), built once and updated item by item,
@@ -28,12 +39,16 @@ import { resolveRecallRequest } from "./request.js";
  * and recall (pool-recall.ts) read the same columns.
  */
 export class PoolIndex {
-  private readonly columns = new PoolColumns();
-  private readonly scorer = new Scorer(this.columns);
-  private readonly nearMisses = new IndexNearMisses(this.columns, this.scorer);
-  private readonly recaller = new IndexRecall(this.columns, this.scorer);
+  private readonly columns: PoolColumns;
+  private readonly scorer: Scorer;
+  private readonly nearMisses: IndexNearMisses;
+  private readonly recaller: IndexRecall;
 
-  constructor(items: Iterable<ContextItem> = []) {
+  constructor(items: Iterable<ContextItem> = [], options: PoolIndexOptions = {}) {
+    this.columns = new PoolColumns(checkAnalysis(options.analysis ?? "standard"));
+    this.scorer = new Scorer(this.columns);
+    this.nearMisses = new IndexNearMisses(this.columns, this.scorer);
+    this.recaller = new IndexRecall(this.columns, this.scorer);
     // Bulk load: insert unsorted and stage the postings, then sort each ordered list once and make each postings
     // list once at its final length, instead of inserting into them item by item.
     for (const item of items) {
@@ -41,6 +56,11 @@ export class PoolIndex {
       this.columns.insert(item, true);
     }
     this.columns.finishBulk();
+  }
+
+  /** The analysis profile the index was made with. */
+  get analysis(): Analysis {
+    return this.columns.analysis;
   }
 
   /** How many items the index holds, live or not. */
@@ -86,12 +106,21 @@ export class PoolIndex {
     return this.columns.remove(id);
   }
 
-  /** Assembles a packet; the same result as `assemblePacket(this.items(), request, options)`. */
+  /**
+   * Assembles a packet; the same result as `assemblePacket(this.items(), request, options)` with the index's
+   * analysis. An `options.analysis` other than the index's is refused (`invalid_request`).
+   */
   assemble(request: ContextRequest, options: AssembleOptions = {}): AssembledPacket {
+    if (options.analysis !== undefined && checkAnalysis(options.analysis) !== this.columns.analysis) {
+      throw new KxmError(
+        "invalid_request",
+        `this index analyses text as "${this.columns.analysis}", not "${options.analysis}": build another index`,
+      );
+    }
     return assembleFromIndex(this.columns, this.scorer, this.nearMisses, request, options);
   }
 
-  /** Recalls records; the same result as `recall(this.items(), request)`. */
+  /** Recalls records; the same result as `recall(this.items(), request, { analysis: this.analysis })`. */
   recall(request: RecallRequest): RecallResult {
     const resolved = resolveRecallRequest(request);
     this.columns.checkIsolation(resolved.project);

@@ -111,7 +111,7 @@ export class IndexNearMisses {
     for (const { item, reason } of context.withheld) {
       let document = this.withheldDocuments.get(item);
       if (document === undefined) {
-        const tokens = tokenize(indexedText(item));
+        const tokens = tokenize(indexedText(item), this.columns.analysis);
         const tf = new Map<string, number>();
         for (const token of tokens) tf.set(token, (tf.get(token) ?? 0) + 1);
         document = { length: tokens.length, tf };

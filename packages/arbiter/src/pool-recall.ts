@@ -65,7 +65,12 @@ export class IndexRecall {
       eligibleGroups[kind * 2] = allowed[kind]!;
       eligibleGroups[kind * 2 + 1] = allowed[kind]!;
     }
-    const weighed = this.scorer.weighTerms(queryTerms(resolved.query), documentCount, eligibleGroups, []);
+    const weighed = this.scorer.weighTerms(
+      queryTerms(resolved.query, this.columns.analysis),
+      documentCount,
+      eligibleGroups,
+      [],
+    );
     const norms = this.scorer.normsFor(averageLength(totalLength, documentCount));
     let touchedCount = 0;
     for (let group = 0; group < GROUP_COUNT; group += 1) {

@@ -3,7 +3,13 @@ import { roundScore, scoreCorpus } from "./bm25.js";
 import { isLive } from "./eligibility.js";
 import { compareRecallKeys } from "./rank.js";
 import { checkPool, type ResolvedRecallRequest, resolveRecallRequest } from "./request.js";
-import { queryTerms } from "./tokenize.js";
+import { type Analysis, checkAnalysis, queryTerms } from "./tokenize.js";
+
+/** Options of a recall that do not come from the request. */
+export interface RecallOptions {
+  /** How text becomes tokens for the BM25 part (`standard`, the default, or `english`); phrase hits are unchanged. */
+  readonly analysis?: Analysis;
+}
 
 const NO_RECALL_MATCH_GAP = "no matching context records";
 
@@ -64,8 +70,13 @@ export function recallResult(hits: readonly RecallHit[], limit: number): RecallR
  * ignoring case) and items sharing a token with the query, phrase hits first, then BM25 descending, then id. An
  * empty query lists every item in id order. Results carry metadata only, never summaries.
  */
-export function recall(pool: readonly ContextItem[], request: RecallRequest): RecallResult {
+export function recall(
+  pool: readonly ContextItem[],
+  request: RecallRequest,
+  options: RecallOptions = {},
+): RecallResult {
   const resolved = resolveRecallRequest(request);
+  const analysis = checkAnalysis(options.analysis ?? "standard");
   checkPool(pool, resolved.project);
   const items = pool.filter((item) => inRecallPool(item, resolved));
   const phrase = recallPhrase(resolved.query);
@@ -73,7 +84,7 @@ export function recall(pool: readonly ContextItem[], request: RecallRequest): Re
     const all = items.map((item) => ({ item, phrase: false, score: 0 }));
     return recallResult(all.sort(compareRecallKeys), resolved.limit);
   }
-  const { scores } = scoreCorpus(items, queryTerms(resolved.query));
+  const { scores } = scoreCorpus(items, queryTerms(resolved.query, analysis), [], analysis);
   const hits: RecallHit[] = [];
   items.forEach((item, i) => {
     const score = scores[i]!;

@@ -1,4 +1,5 @@
-import { LIMITS } from "@kxm/contract";
+import { KxmError, LIMITS } from "@kxm/contract";
+import { stem } from "porter2";
 
 /** The fixed English stopword list of docs/reference/behaviour.md section 1 (60 words). */
 // biome-ignore format: one word a line would make the list 60 lines long
@@ -41,30 +42,60 @@ export function foldPlural(token: string): string {
 }
 
 /**
+ * How text becomes tokens. `standard` is the tokenizer of docs/reference/behaviour.md section 1, the default.
+ * `english` (opt-in) is the same but for step 5: each kept token is reduced by the Porter2 (Snowball English)
+ * stemmer instead of folding plurals, so "running", "runs" and "run" are one term. Both are pure functions of the
+ * text: no locale, no clock, the same tokens on every machine.
+ *
+ * @public
+ */
+export type Analysis = "standard" | "english";
+
+/** The analysis profiles, in the order the docs list them. */
+export const ANALYSES: readonly Analysis[] = ["standard", "english"];
+
+const FOLDS: Readonly<Record<Analysis, (token: string) => string>> = { standard: foldPlural, english: stem };
+
+/**
+ * Checks a profile name a caller passed: anything but `standard` or `english` is refused (`invalid_request`), so a
+ * typo never falls back to another tokenizer silently.
+ */
+export function checkAnalysis(analysis: unknown): Analysis {
+  if (analysis === "standard" || analysis === "english") return analysis;
+  throw new KxmError(
+    "invalid_request",
+    'analysis must be "standard" or "english"',
+  );
+}
+
+/**
  * Splits text into the tokens that BM25 scores: NFKC, plain lowercase, split on every run of characters that is
  * neither a letter nor a number, drop tokens shorter than 2 or longer than 64 UTF-16 code units, drop stopwords,
- * fold plurals. Order and duplicates are kept.
+ * fold plurals (or, with the `english` profile, stem). Order and duplicates are kept.
  *
  * @example tokenize("The flaky Playwright gates timed-out on CI; retries: 2")
  * // ["flaky", "playwright", "gate", "timed", "out", "ci", "retry"]
+ * @example tokenize("The flaky Playwright gates timed-out on CI; retries: 2", "english")
+ * // ["flaki", "playwright", "gate", "time", "out", "ci", "retri"]
  */
-export function tokenize(text: string): string[] {
+export function tokenize(text: string, analysis: Analysis = "standard"): string[] {
+  const fold = FOLDS[checkAnalysis(analysis)];
   const ascii = ASCII.test(text);
   const tokens: string[] = [];
   for (const piece of (ascii ? text : text.normalize("NFKC")).toLowerCase().split(ASCII_SEPARATORS)) {
-    if (ascii || !NON_ASCII.test(piece)) keep(piece, tokens);
-    else for (const raw of piece.split(SEPARATORS)) keep(raw, tokens);
+    if (ascii || !NON_ASCII.test(piece)) keep(piece, tokens, fold);
+    else for (const raw of piece.split(SEPARATORS)) keep(raw, tokens, fold);
   }
   return tokens;
 }
 
 /** Keeps a run of letters and numbers as a token, folded, unless it is too short, too long or a stopword. */
-function keep(raw: string, tokens: string[]): void {
+function keep(raw: string, tokens: string[], fold: (token: string) => string): void {
   if (raw.length < LIMITS.minTokenChars || raw.length > LIMITS.maxTokenChars || STOPWORDS.has(raw)) return;
-  tokens.push(foldPlural(raw));
+  tokens.push(fold(raw));
 }
 
 /** The distinct tokens of a query, in first-occurrence order (summing in that order keeps floats stable). */
-export function queryTerms(text: string): string[] {
-  return [...new Set(tokenize(text))];
+export function queryTerms(text: string, analysis: Analysis = "standard"): string[] {
+  return [...new Set(tokenize(text, analysis))];
 }

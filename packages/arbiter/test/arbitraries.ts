@@ -20,6 +20,8 @@ const WORDS = [
   "main",
   "deploy",
   "deploys",
+  "deploying",
+  "deployed",
   "canary",
   "retries",
   "flaky",

@@ -1,4 +1,5 @@
 import {
+  ANALYSES,
   assemblePacket,
   indexedText,
   isInert,
@@ -35,14 +36,15 @@ const scenario = poolArb().chain((pool) =>
 );
 
 describe("packet assembly properties", () => {
-  test("a shuffled pool gives a byte-identical packet, plain and indexed", () => {
+  test.each(ANALYSES)("a shuffled pool gives a byte-identical packet, plain and indexed (%s)", (analysis) => {
     fc.assert(
       fc.property(scenario, ({ pool, shuffled, request, contradictionIds, withheld }) => {
-        const expected = bytes(assemblePacket(pool, request, { contradictionIds, withheld }));
-        expect(bytes(assemblePacket(shuffled, request, { contradictionIds, withheld }))).toBe(expected);
-        expect(bytes(new PoolIndex(shuffled).assemble(request, { contradictionIds, withheld }))).toBe(
-          expected,
-        );
+        const options = { contradictionIds, withheld, analysis };
+        const expected = bytes(assemblePacket(pool, request, options));
+        expect(bytes(assemblePacket(shuffled, request, options))).toBe(expected);
+        expect(
+          bytes(new PoolIndex(shuffled, { analysis }).assemble(request, { contradictionIds, withheld })),
+        ).toBe(expected);
       }),
       RUNS,
     );
@@ -233,7 +235,7 @@ describe("recall over a large pool", () => {
 });
 
 describe("recall properties", () => {
-  test("a shuffled pool gives byte-identical results, plain and indexed", () => {
+  test.each(ANALYSES)("a shuffled pool gives byte-identical results, plain and indexed (%s)", (analysis) => {
     const recallScenario = poolArb().chain((pool) =>
       fc.record({
         pool: fc.constant(pool),
@@ -243,9 +245,9 @@ describe("recall properties", () => {
     );
     fc.assert(
       fc.property(recallScenario, ({ pool, shuffled, request }) => {
-        const expected = bytes(recall(pool, request));
-        expect(bytes(recall(shuffled, request))).toBe(expected);
-        expect(bytes(new PoolIndex(shuffled).recall(request))).toBe(expected);
+        const expected = bytes(recall(pool, request, { analysis }));
+        expect(bytes(recall(shuffled, request, { analysis }))).toBe(expected);
+        expect(bytes(new PoolIndex(shuffled, { analysis }).recall(request))).toBe(expected);
       }),
       RUNS,
     );
@@ -255,52 +257,55 @@ describe("recall properties", () => {
 type Edit = { op: "add" | "replace" | "remove"; pick: number; replacement: ContextItem };
 
 describe("the index under edits", () => {
-  test("after any sequence of adds, replaces and removes, it answers exactly as the plain functions", () => {
-    const editArb: fc.Arbitrary<Edit> = fc.record({
-      op: fc.constantFrom("add", "replace", "remove"),
-      pick: fc.nat(),
-      replacement: fc.nat(9999).chain((n) => itemArb(`n${n}`)),
-    });
-    const editScenario = fc.record({
-      pool: poolArb(40),
-      edits: fc.array(editArb, { maxLength: 25 }),
-      requests: fc.array(requestArb, { minLength: 1, maxLength: 3 }),
-      recalls: fc.array(recallRequestArb, { minLength: 1, maxLength: 2 }),
-      withheld: withheldArb(),
-    });
-    fc.assert(
-      fc.property(editScenario, ({ pool, edits, requests, recalls, withheld }) => {
-        const index = new PoolIndex(pool);
-        const current = new Map(pool.map((entry) => [entry.id, entry]));
-        for (const edit of edits) {
-          const ids = [...current.keys()];
-          const target = ids.length === 0 ? undefined : ids[edit.pick % ids.length]!;
-          if (edit.op === "add" && !current.has(edit.replacement.id)) {
-            index.add(edit.replacement);
-            current.set(edit.replacement.id, edit.replacement);
-          } else if (edit.op === "replace" && target !== undefined) {
-            const replacement = { ...edit.replacement, id: target };
-            index.replace(replacement);
-            current.set(target, replacement);
-          } else if (edit.op === "remove" && target !== undefined) {
-            expect(index.remove(target)).toBe(true);
-            current.delete(target);
+  test.each(ANALYSES)(
+    "after any sequence of adds, replaces and removes, it answers exactly as the plain functions (%s)",
+    (analysis) => {
+      const editArb: fc.Arbitrary<Edit> = fc.record({
+        op: fc.constantFrom("add", "replace", "remove"),
+        pick: fc.nat(),
+        replacement: fc.nat(9999).chain((n) => itemArb(`n${n}`)),
+      });
+      const editScenario = fc.record({
+        pool: poolArb(40),
+        edits: fc.array(editArb, { maxLength: 25 }),
+        requests: fc.array(requestArb, { minLength: 1, maxLength: 3 }),
+        recalls: fc.array(recallRequestArb, { minLength: 1, maxLength: 2 }),
+        withheld: withheldArb(),
+      });
+      fc.assert(
+        fc.property(editScenario, ({ pool, edits, requests, recalls, withheld }) => {
+          const index = new PoolIndex(pool, { analysis });
+          const current = new Map(pool.map((entry) => [entry.id, entry]));
+          for (const edit of edits) {
+            const ids = [...current.keys()];
+            const target = ids.length === 0 ? undefined : ids[edit.pick % ids.length]!;
+            if (edit.op === "add" && !current.has(edit.replacement.id)) {
+              index.add(edit.replacement);
+              current.set(edit.replacement.id, edit.replacement);
+            } else if (edit.op === "replace" && target !== undefined) {
+              const replacement = { ...edit.replacement, id: target };
+              index.replace(replacement);
+              current.set(target, replacement);
+            } else if (edit.op === "remove" && target !== undefined) {
+              expect(index.remove(target)).toBe(true);
+              current.delete(target);
+            }
           }
-        }
-        const items = [...current.values()];
-        expect(index.size).toBe(items.length);
-        const contradictionIds = items.filter((_, i) => i % 5 === 0).map((entry) => entry.id);
-        for (const request of requests) {
-          expect(bytes(index.assemble(request, { contradictionIds, withheld }))).toBe(
-            bytes(assemblePacket(items, request, { contradictionIds, withheld })),
-          );
-        }
-        for (const request of recalls)
-          expect(bytes(index.recall(request))).toBe(bytes(recall(items, request)));
-      }),
-      { numRuns: 200 },
-    );
-  });
+          const items = [...current.values()];
+          expect(index.size).toBe(items.length);
+          const contradictionIds = items.filter((_, i) => i % 5 === 0).map((entry) => entry.id);
+          for (const request of requests) {
+            expect(bytes(index.assemble(request, { contradictionIds, withheld }))).toBe(
+              bytes(assemblePacket(items, request, { contradictionIds, withheld, analysis })),
+            );
+          }
+          for (const request of recalls)
+            expect(bytes(index.recall(request))).toBe(bytes(recall(items, request, { analysis })));
+        }),
+        { numRuns: 200 },
+      );
+    },
+  );
 
   test("a pool loaded in bulk answers as one added item by item, with lists long enough for bitsets", () => {
     // 300 items, half knowledge and half evidence, that all hold "shared" and "term": lists past 64 entries, which
