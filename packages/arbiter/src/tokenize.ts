@@ -62,10 +62,7 @@ const FOLDS: Readonly<Record<Analysis, (token: string) => string>> = { standard:
  */
 export function checkAnalysis(analysis: unknown): Analysis {
   if (analysis === "standard" || analysis === "english") return analysis;
-  throw new KxmError(
-    "invalid_request",
-    'analysis must be "standard" or "english"',
-  );
+  throw new KxmError("invalid_request", 'analysis must be "standard" or "english"');
 }
 
 /**
