@@ -311,7 +311,7 @@ let cranfield = null;
 if (cranfieldMissing === undefined) {
   const collection = loadCranfield();
   const systems = [];
-  for (const system of ["kxm", "kxm-recall", ...options.peers]) {
+  for (const system of ["kxm", "kxm-recall", "kxm-english", ...options.peers]) {
     progress(`[cranfield] ${system}`);
     const run = await runWorker(system, { type: "cranfield" });
     systems.push({ ...run, perQuery: evaluate(collection, run.rankings), rankings: undefined });

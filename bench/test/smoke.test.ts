@@ -162,7 +162,11 @@ describe("pnpm bench --smoke", () => {
     expect(report).toContain("| steel-sdk (sessions.create, connectOverCDP) |");
     // The collection is kept with the bench, so every clone measures it.
     const systems = json.cranfield.rows.map((row: { system: string }) => row.system);
-    expect(systems).toEqual(["kxm", "kxm-recall", "fts5", "wink-bm25-kxm"]);
+    expect(systems).toEqual(["kxm", "kxm-recall", "kxm-english", "fts5", "wink-bm25-kxm"]);
+    // The english analysis is held against the same best peer as the default, on both readings.
+    for (const v of Object.values(json.cranfield.versusBest) as { peer: string; english: { peer: string } }[])
+      expect(v.english.peer).toBe(v.peer);
+    expect(report).toContain("english analysis: KXM nDCG@10");
     for (const row of json.cranfield.rows) {
       for (const value of [...Object.values(row.ndcg10), ...Object.values(row.recall100)]) {
         expect(value).toBeGreaterThan(0.1);

@@ -195,7 +195,7 @@ function cranfieldRun(/** @type {string} */ name) {
   const start = now();
   /** @type {(text: string) => string[]} */
   let search;
-  if (name === "kxm" || name === "kxm-recall") {
+  if (name === "kxm" || name === "kxm-recall" || name === "kxm-english") {
     const index = new PoolIndex(
       cranfield.docs.map((doc) => ({
         id: doc.id,
@@ -206,11 +206,12 @@ function cranfieldRun(/** @type {string} */ name) {
         authority: /** @type {const} */ ("evidence"),
         confidence: /** @type {const} */ ("probable"),
       })),
+      { analysis: name === "kxm-english" ? "english" : "standard" },
     );
-    // "kxm" ranks as a packet does (every item has the same kind and metadata, so the nine keys come down to BM25
+    // "kxm" (and "kxm-english", with the opt-in english analysis) ranks as a packet does (every item has the same kind and metadata, so the nine keys come down to BM25
     // descending, then id); "kxm-recall" as recall does, which puts items holding the whole query text first.
     search =
-      name === "kxm"
+      name !== "kxm-recall"
         ? (text) =>
             index
               .assemble({

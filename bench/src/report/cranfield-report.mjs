@@ -35,6 +35,14 @@ export function cranfieldReport(c) {
         `${labelOf(v.peer)} ${three(v.best)}; KXM − best ${v.difference >= 0 ? "+" : ""}${three(v.difference)}, ` +
         `paired bootstrap 95% interval [${three(v.low)}, ${three(v.high)}] (10,000 resamples of the 225 queries)`,
     );
+    if (v.english !== undefined) {
+      const e = v.english;
+      lines.push(
+        `- ${reading === "generous" ? "-1 read as most relevant" : "-1 dropped"}, english analysis: KXM nDCG@10 ` +
+          `${three(e.kxm)}; KXM − best ${e.difference >= 0 ? "+" : ""}${three(e.difference)}, paired bootstrap 95% ` +
+          `interval [${three(e.low)}, ${three(e.high)}]`,
+      );
+    }
   }
   lines.push(
     c.winkEqual.compared

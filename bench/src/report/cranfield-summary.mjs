@@ -19,7 +19,10 @@ export function cranfieldSummary(systems) {
   }));
   const kxm = systems.find((s) => s.system === "kxm");
   // The peers as their users would run them: not KXM's recall, nor wink fed KXM's own tokenizer.
-  const peers = systems.filter((s) => !["kxm", "kxm-recall", "wink-bm25-kxm"].includes(s.system));
+  const english = systems.find((s) => s.system === "kxm-english");
+  const peers = systems.filter(
+    (s) => !["kxm", "kxm-recall", "kxm-english", "wink-bm25-kxm"].includes(s.system),
+  );
   /** @type {Record<string, { peer: string, kxm: number, best: number, difference: number, low: number, high: number }>} */
   const versusBest = {};
   for (const reading of READINGS) {
@@ -27,12 +30,21 @@ export function cranfieldSummary(systems) {
       .map((peer) => ({ peer, value: mean(peer.perQuery[reading]?.ndcg10 ?? []) }))
       .sort((a, b) => b.value - a.value)[0];
     if (kxm === undefined || best === undefined) continue;
-    const kxmValues = kxm.perQuery[reading]?.ndcg10 ?? [];
+    const bestValues = best.peer.perQuery[reading]?.ndcg10 ?? [];
+    /** @param {{ perQuery: Record<string, { ndcg10: number[] }> }} system */
+    const against = (system) => {
+      const values = system.perQuery[reading]?.ndcg10 ?? [];
+      return {
+        peer: best.peer.system,
+        kxm: mean(values),
+        best: best.value,
+        ...pairedBootstrap(values, bestValues),
+      };
+    };
+    // The english analysis against the same best peer, when the run has it.
     versusBest[reading] = {
-      peer: best.peer.system,
-      kxm: mean(kxmValues),
-      best: best.value,
-      ...pairedBootstrap(kxmValues, best.peer.perQuery[reading]?.ndcg10 ?? []),
+      ...against(kxm),
+      ...(english === undefined ? {} : { english: against(english) }),
     };
   }
   const winkKxm = systems.find((s) => s.system === "wink-bm25-kxm");

@@ -8,4 +8,6 @@ export const labelOf = (system) =>
     ? "KXM"
     : system === "kxm-recall"
       ? "KXM recall"
-      : (ADAPTERS.find((adapter) => adapter.name === system)?.label ?? system);
+      : system === "kxm-english"
+        ? "KXM (english analysis)"
+        : (ADAPTERS.find((adapter) => adapter.name === system)?.label ?? system);
