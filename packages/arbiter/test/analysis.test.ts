@@ -2,16 +2,7 @@ import { ANALYSES, assemblePacket, PoolIndex, queryTerms, recall, STOPWORDS, tok
 import fc from "fast-check";
 import { stem } from "porter2";
 import { describe, expect, test } from "vitest";
-import { bytes, item } from "./helpers.js";
-
-function errorOf(run: () => unknown): { code: string; status: number; message: string } {
-  try {
-    run();
-  } catch (error) {
-    return error as { code: string; status: number; message: string };
-  }
-  throw new Error("expected a KxmError");
-}
+import { bytes, errorOf, item } from "./helpers.js";
 
 /** The `english` profile step by step: docs/reference/behaviour.md section 1 with Porter2 in place of step 5. */
 function englishTokens(text: string): string[] {

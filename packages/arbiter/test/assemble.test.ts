@@ -2,7 +2,7 @@ import { assemblePacket, PoolIndex } from "@kxm/arbiter";
 import type { AssembledPacket, ContextItem, ContextRequest } from "@kxm/contract";
 import { describe, expect, test } from "vitest";
 import type { AssembleOptions } from "../src/packet.js";
-import { bytes, currentState, item } from "./helpers.js";
+import { bytes, currentState, errorOf, item } from "./helpers.js";
 
 /** Runs the plain function and the index and insists they agree, so every rule below tests both. */
 function assemble(pool: ContextItem[], request: Partial<ContextRequest> = {}, options: AssembleOptions = {}) {
@@ -14,15 +14,6 @@ function assemble(pool: ContextItem[], request: Partial<ContextRequest> = {}, op
 
 function ids(result: AssembledPacket): string[] {
   return result.audit.selectedIds;
-}
-
-function errorOf(run: () => unknown): { code: string; status: number; message: string } {
-  try {
-    run();
-  } catch (error) {
-    return error as { code: string; status: number; message: string };
-  }
-  throw new Error("expected a KxmError");
 }
 
 describe("isolation", () => {

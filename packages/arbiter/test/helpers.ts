@@ -36,3 +36,13 @@ export function currentState(
 export function bytes(value: unknown): string {
   return JSON.stringify(value);
 }
+
+/** The error a call throws; fails the test when it returns instead. */
+export function errorOf(run: () => unknown): { code: string; status: number; message: string } {
+  try {
+    run();
+  } catch (error) {
+    return error as { code: string; status: number; message: string };
+  }
+  throw new Error("expected a KxmError");
+}

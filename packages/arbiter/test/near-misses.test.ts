@@ -2,7 +2,7 @@ import { assemblePacket, PoolIndex, type WithheldItem } from "@kxm/arbiter";
 import type { AssembledPacket, ContextItem, ContextRequest } from "@kxm/contract";
 import { describe, expect, test } from "vitest";
 import type { AssembleOptions } from "../src/packet.js";
-import { bytes, item } from "./helpers.js";
+import { bytes, errorOf, item } from "./helpers.js";
 
 /** The plain function and the index, insisting they agree, so every expectation below holds for both. */
 function assemble(
@@ -25,15 +25,6 @@ function weight(idf: number, tf: number, length: number, avgLength: number): num
 }
 const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
 const round = (score: number) => Math.round(score * 1000) / 1000;
-
-function errorOf(run: () => unknown): { code: string } {
-  try {
-    run();
-  } catch (error) {
-    return error as { code: string };
-  }
-  throw new Error("expected a KxmError");
-}
 
 describe("near misses", () => {
   test("kind not requested, inert, superseded and withheld items, each scored as one more document", () => {
