@@ -208,8 +208,9 @@ function cranfieldRun(/** @type {string} */ name) {
       })),
       { analysis: name === "kxm-english" ? "english" : "standard" },
     );
-    // "kxm" (and "kxm-english", with the opt-in english analysis) ranks as a packet does (every item has the same kind and metadata, so the nine keys come down to BM25
-    // descending, then id); "kxm-recall" as recall does, which puts items holding the whole query text first.
+    // "kxm" and "kxm-english" (the opt-in english analysis) rank as a packet does (every item has the same kind and
+    // metadata, so the nine keys come down to BM25 descending, then id); "kxm-recall" as recall does, which puts
+    // items holding the whole query text first.
     search =
       name !== "kxm-recall"
         ? (text) =>

@@ -23,7 +23,8 @@ export function cranfieldSummary(systems) {
   const peers = systems.filter(
     (s) => !["kxm", "kxm-recall", "kxm-english", "wink-bm25-kxm"].includes(s.system),
   );
-  /** @type {Record<string, { peer: string, kxm: number, best: number, difference: number, low: number, high: number }>} */
+  /** @typedef {{ peer: string, kxm: number, best: number, difference: number, low: number, high: number }} VersusBest */
+  /** @type {Record<string, VersusBest & { english?: VersusBest }>} */
   const versusBest = {};
   for (const reading of READINGS) {
     const best = peers

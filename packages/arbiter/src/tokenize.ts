@@ -61,8 +61,11 @@ const FOLDS: Readonly<Record<Analysis, (token: string) => string>> = { standard:
  * typo never falls back to another tokenizer silently.
  */
 export function checkAnalysis(analysis: unknown): Analysis {
-  if (analysis === "standard" || analysis === "english") return analysis;
-  throw new KxmError("invalid_request", 'analysis must be "standard" or "english"');
+  if ((ANALYSES as readonly unknown[]).includes(analysis)) return analysis as Analysis;
+  throw new KxmError(
+    "invalid_request",
+    `analysis must be ${ANALYSES.map((name) => `"${name}"`).join(" or ")}`,
+  );
 }
 
 /**
