@@ -77,17 +77,25 @@ const docId = (/** @type {number} */ n) => `cran-${String(n).padStart(4, "0")}`;
 
 /**
  * @typedef {object} Cranfield
- * @property {{ id: string, text: string }[]} docs summary = title + " " + abstract
+ * @property {{ id: string, text: string, fields: { title: string, abstract: string } }[]} docs text = title + " " +
+ *   abstract (a KXM summary); `fields` holds the same text cut into title and abstract, for peers that index fields
  * @property {{ id: number, text: string }[]} queries ids 1 to 225 in file order (the `.I` numbers are not the ids)
  * @property {Map<number, Map<string, number>>} judgments query id -> doc id -> code (1 to 4, or -1)
  */
 
 /** @param {string} [dir] @returns {Cranfield} */
 export function loadCranfield(dir = cranfieldDir()) {
-  const docs = smartRecords(readFileSync(join(dir, "cran.all.1400"), "utf8")).map(({ number, fields }) => ({
-    id: docId(number),
-    text: itemText(`${fields.T ?? ""} ${fields.W ?? ""}`),
-  }));
+  const docs = smartRecords(readFileSync(join(dir, "cran.all.1400"), "utf8")).map(({ number, fields }) => {
+    const title = fields.T ?? "";
+    const text = itemText(`${title} ${fields.W ?? ""}`);
+    // The fields hold exactly the summary's words: the title, and what the summary keeps after it.
+    const abstract = text.startsWith(title) ? text.slice(title.length).trim() : text;
+    return {
+      id: docId(number),
+      text,
+      fields: { title: text.startsWith(title) ? title : "", abstract },
+    };
+  });
   // Trap one: the judgments number the queries 1 to 225 in file order, not by their `.I` numbers.
   const queries = smartRecords(readFileSync(join(dir, "cran.qry"), "utf8")).map(({ fields }, i) => ({
     id: i + 1,

@@ -13,7 +13,7 @@ import { benchBrowser, browserInputsMissing } from "./browser.mjs";
 import { cranfieldInputsMissing, evaluate, loadCranfield } from "./cranfield.mjs";
 import { enginesInputsMissing } from "./engines.mjs";
 import { canCollect, now } from "./measure.mjs";
-import { ADAPTERS } from "./peers/adapters.mjs";
+import { ADAPTERS, adapterNamed, FIELDED } from "./peers/adapters.mjs";
 import { generatePool, SEED } from "./pool.mjs";
 import { writePoolFile } from "./pool-file.mjs";
 import { cranfieldSummary, machineInfo, markdownReport } from "./report.mjs";
@@ -311,9 +311,17 @@ let cranfield = null;
 if (cranfieldMissing === undefined) {
   const collection = loadCranfield();
   const systems = [];
-  for (const system of ["kxm", "kxm-recall", "kxm-english", ...options.peers]) {
-    progress(`[cranfield] ${system}`);
-    const run = await runWorker(system, { type: "cranfield" });
+  // Each peer over the summary KXM indexes and, when it can index fields, over title and abstract apart.
+  const runs = [
+    ...["kxm", "kxm-recall", "kxm-english"].map((system) => ({ system, fielded: false })),
+    ...options.peers.flatMap((system) => [
+      { system, fielded: false },
+      ...(adapterNamed(system).fieldable ? [{ system, fielded: true }] : []),
+    ]),
+  ];
+  for (const { system, fielded } of runs) {
+    progress(`[cranfield] ${system}${fielded ? FIELDED : ""}`);
+    const run = await runWorker(system, { type: "cranfield", fielded });
     systems.push({ ...run, perQuery: evaluate(collection, run.rankings), rankings: undefined });
   }
   cranfield = cranfieldSummary(systems);

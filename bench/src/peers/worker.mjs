@@ -1,7 +1,7 @@
 // @ts-check
 // One system's figures, in a process of its own. The parent forks this file and sends one job; the worker
 // regenerates the same seeded pool, tasks and queries (or loads Cranfield), measures, and sends the figures back.
-//   { system: "kxm" | <peer name>, job: { type: "pool", size, mode } | { type: "cranfield" } }
+//   { system: "kxm" | <peer name>, job: { type: "pool", size, mode } | { type: "cranfield", fielded? } }
 import { indexedText, PoolIndex } from "@kxm/arbiter";
 import { LIMITS } from "@kxm/contract";
 import { loadCranfield } from "../cranfield.mjs";
@@ -11,7 +11,7 @@ import { collect, median, now, summarize } from "../measure.mjs";
 import { generateEdits, generatePool, generateQueries, generateTasks, PROJECT } from "../pool.mjs";
 import { loadedCopy, readPoolFile } from "../pool-file.mjs";
 import { benchSize, FULL_PLAN, SMOKE_PLAN } from "../run.mjs";
-import { adapterNamed } from "./adapters.mjs";
+import { adapterNamed, FIELDED } from "./adapters.mjs";
 
 /** @typedef {import("./adapters.mjs").Doc} Doc */
 
@@ -189,8 +189,13 @@ function benchPeer(name, job) {
   };
 }
 
-/** The ranking of every Cranfield query (first 100 ids), and how long building and querying took. */
-function cranfieldRun(/** @type {string} */ name) {
+/**
+ * The ranking of every Cranfield query (first 100 ids), and how long building and querying took. `fielded`: a
+ * peer indexes title and abstract as two fields, and the system is named `<peer>:fields`.
+ * @param {string} name
+ * @param {boolean} fielded
+ */
+function cranfieldRun(name, fielded) {
   const cranfield = loadCranfield();
   const start = now();
   /** @type {(text: string) => string[]} */
@@ -225,13 +230,19 @@ function cranfieldRun(/** @type {string} */ name) {
         : (text) => index.recall({ project: PROJECT, query: text, limit: 100 }).items.map((item) => item.id);
   } else {
     const adapter = adapterNamed(name);
-    const index = adapter.build(cranfield.docs);
+    if (fielded && !adapter.fieldable) throw new Error(`${name} does not index fields`);
+    const index = adapter.build(cranfield.docs, fielded);
     search = (text) => adapter.search(index, text, 100);
   }
   const buildMs = now() - start;
   const queryStart = now();
   const rankings = cranfield.queries.map((query) => search(query.text));
-  return { system: name, buildMs: round(buildMs), queryMs: round(now() - queryStart), rankings };
+  return {
+    system: fielded ? `${name}${FIELDED}` : name,
+    buildMs: round(buildMs),
+    queryMs: round(now() - queryStart),
+    rankings,
+  };
 }
 
 // A worker whose parent has gone has no one to report to.
@@ -243,7 +254,7 @@ process.once("message", async (/** @type {any} */ message) => {
   let result;
   if (job.type === "hub") result = await benchHub(job);
   else if (job.type === "engines") result = await benchEngines(job);
-  else if (job.type === "cranfield") result = cranfieldRun(system);
+  else if (job.type === "cranfield") result = cranfieldRun(system, job.fielded === true);
   else if (system === "kxm") {
     const plan = job.mode === "smoke" ? SMOKE_PLAN : FULL_PLAN;
     result = { system, label: "KXM", ...benchSize(job.size, generateTasks(plan.tasks), plan) };
