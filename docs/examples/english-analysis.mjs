@@ -1,4 +1,5 @@
-// The opt-in english analysis: a task's "deploying" finds a record that says "deployed".
+// The opt-in english analysis: a task's "deploying" finds a record that says "deployed", and the feedback of that
+// record brings in another that shares its words but none of the task's.
 import { assemblePacket, PoolIndex, tokenize } from "@kxm/arbiter";
 
 const pool = [
@@ -11,6 +12,15 @@ const pool = [
     authority: "evidence",
     confidence: "verified",
   },
+  {
+    id: "mem_rate",
+    kind: "knowledge",
+    project: "demo",
+    summary: "A canary's error rate is watched for ten minutes",
+    provenance: { sourceType: "git" },
+    authority: "evidence",
+    confidence: "probable",
+  },
 ];
 const request = { project: "demo", role: "implementer", task: "deploying a change" };
 
@@ -18,7 +28,7 @@ console.log(JSON.stringify(tokenize("deploying the errors", "standard")));
 console.log(JSON.stringify(tokenize("deploying the errors", "english")));
 for (const analysis of ["standard", "english"]) {
   const { audit } = assemblePacket(pool, request, { analysis });
-  console.log(analysis, JSON.stringify(audit.relevance));
+  console.log(analysis, JSON.stringify(audit.selectedIds), JSON.stringify(audit.relevance));
 }
 // An index takes its profile once, when it is made, and answers as the plain function with the same profile.
 const index = new PoolIndex(pool, { analysis: "english" });

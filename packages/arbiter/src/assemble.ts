@@ -1,12 +1,13 @@
 import type { AssembledPacket, ContextItem, ContextRequest } from "@kxm/contract";
-import { scoreCorpus } from "./bm25.js";
+import { documentOf, scoreCorpus } from "./bm25.js";
 import { FirstFit, itemCost } from "./budget.js";
 import { isInert, isLive } from "./eligibility.js";
+import { expandQuery, FeedbackTop, usesFeedback, type WeightedQuery } from "./feedback.js";
 import { checkWithheld, compareNearMisses, type NearMissCandidate, nearMissesOf } from "./near-miss.js";
 import { type AssembleOptions, buildAssembly, type Selection } from "./packet.js";
 import { authoritySortKey, compareRankKeys, confidenceSortKey, itemTime, type RankKeys } from "./rank.js";
 import { checkPool, resolveContextRequest } from "./request.js";
-import { checkAnalysis, queryTerms } from "./tokenize.js";
+import { type Analysis, checkAnalysis, queryTerms } from "./tokenize.js";
 
 interface Candidate extends RankKeys {
   readonly item: ContextItem;
@@ -41,6 +42,9 @@ export function assemblePacket(
   );
 
   const terms = queryTerms(resolved.task, analysis);
+  const query = usesFeedback(analysis)
+    ? withFeedback(eligible, terms, analysis)
+    : { terms, weights: undefined };
   // Every other item is scored too, as one more document of the eligible set: the near misses need its score.
   const eligibleIds = new Set(eligible.map((item) => item.id));
   const others: { item: ContextItem; reason: NearMissCandidate["reason"] }[] = [
@@ -58,9 +62,10 @@ export function assemblePacket(
   ];
   const { scores, extraScores } = scoreCorpus(
     eligible,
-    terms,
+    query.terms,
     others.map(({ item }) => item),
     analysis,
+    query.weights,
   );
   const candidates: Candidate[] = eligible.map((item, i) => {
     const score = scores[i]!;
@@ -91,7 +96,7 @@ export function assemblePacket(
     if (fit.offer(candidate, itemCost(candidate.item))) taken.add(candidate.id);
   }
 
-  // Near misses: every candidate left out that shares a task token with the task (a positive score).
+  // Near misses: every candidate left out that shares a term with the task or its feedback (a positive score).
   const missed: NearMissCandidate[] = [];
   for (const [at, candidate] of candidates.entries()) {
     if (candidate.score > 0 && !taken.has(candidate.id)) {
@@ -118,5 +123,22 @@ export function assemblePacket(
       nearMisses: nearMissesOf(missed),
     },
     options,
+  );
+}
+
+/** The task's terms with the feedback of the eligible items that score best for them (the english profile). */
+function withFeedback(
+  eligible: readonly ContextItem[],
+  terms: readonly string[],
+  analysis: Analysis,
+): WeightedQuery {
+  const { scores } = scoreCorpus(eligible, terms, [], analysis);
+  const top = new FeedbackTop<ContextItem>();
+  eligible.forEach((item, i) => {
+    top.offer(item.id, scores[i]!, item);
+  });
+  return expandQuery(
+    terms,
+    top.items.map(({ id, score, of }) => ({ id, score, ...documentOf(of, analysis) })),
   );
 }

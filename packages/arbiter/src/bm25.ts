@@ -64,7 +64,8 @@ interface Document {
   readonly tf: Map<string, number>;
 }
 
-function documentOf(item: ContextItem, analysis: Analysis): Document {
+/** An item's token count and the frequency of each distinct term of its indexed text. */
+export function documentOf(item: ContextItem, analysis: Analysis): Document {
   const tokens = tokenize(indexedText(item), analysis);
   return { length: tokens.length, tf: termFrequencies(tokens) };
 }
@@ -96,23 +97,26 @@ export interface CorpusScores {
  *
  * Each of `extras` is scored as the one document added to the corpus (the near misses of docs/guides/arbiter.md):
  * N + 1 documents, its own terms counted in their document frequencies, the average length taken with its own.
+ * `weights` (one per term, 1 when absent) multiply each term's idf: the english profile's feedback weights.
  */
 export function scoreCorpus(
   corpus: readonly ContextItem[],
   terms: readonly string[],
   extras: readonly ContextItem[] = [],
   analysis: Analysis = "standard",
+  weights?: readonly number[],
 ): CorpusScores {
   const documents = corpus.map((item) => documentOf(item, analysis));
   const totalLength = documents.reduce((sum, doc) => sum + doc.length, 0);
   const avgLength = averageLength(totalLength, documents.length);
   const frequencies = terms.map((term) => documents.filter((doc) => doc.tf.has(term)).length);
-  const idfs = frequencies.map((frequency) => idf(documents.length, frequency));
+  const weightOf = (i: number): number => weights?.[i] ?? 1;
+  const idfs = frequencies.map((frequency, i) => weightOf(i) * idf(documents.length, frequency));
   const scores = documents.map((doc) =>
     documentScore(doc, terms, (i) => idfs[i]!, lengthNorm(doc.length, avgLength)),
   );
   // The one more document holds each term it is scored on, so each such term's frequency grows by one.
-  const extraIdfs = frequencies.map((frequency) => idf(documents.length + 1, frequency + 1));
+  const extraIdfs = frequencies.map((frequency, i) => weightOf(i) * idf(documents.length + 1, frequency + 1));
   const extraScores = extras.map((item) => {
     const doc = documentOf(item, analysis);
     const norm = lengthNorm(doc.length, averageLength(totalLength + doc.length, documents.length + 1));

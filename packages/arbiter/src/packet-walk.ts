@@ -6,6 +6,7 @@
 import { type AssembledPacket, type ContextRequest, LIMITS } from "@kxm/contract";
 import { averageLength } from "./bm25.js";
 import { FirstFit } from "./budget.js";
+import { expandQuery, FeedbackTop, usesFeedback, type WeightedQuery } from "./feedback.js";
 import { checkWithheld } from "./near-miss.js";
 import { type AssembleOptions, buildAssembly, type PacketPhases, type Selection } from "./packet.js";
 import { bringBest, FIRST_CHUNK } from "./partial-sort.js";
@@ -104,13 +105,30 @@ export function assembleFromIndex(
   const clock = new PhaseClock(options.phases, options.phases === undefined ? noClock : options.now);
   const terms = queryTerms(resolved.task, columns.analysis);
   if (clock.phases !== undefined) clock.phases.tokenizeMs = clock.lap();
-  const weighed = scorer.weighTerms(
+  let weighed = scorer.weighTerms(
     terms,
     eligible.documentCount,
     eligible.groups,
     eligible.extraContradictions,
   );
   const norms = scorer.normsFor(averageLength(eligible.totalLength, eligible.documentCount));
+  let weights: readonly number[] | undefined;
+  let scoredTerms: readonly string[] = terms;
+  if (usesFeedback(columns.analysis)) {
+    // The english profile scores twice: the whole eligible set for the task's terms, then with its feedback.
+    const feedbackStarted = clock.phases === undefined ? 0 : clock.now();
+    const query = feedbackQuery(columns, scorer, eligible, weighed, norms, terms);
+    scoredTerms = query.terms;
+    weights = query.weights;
+    weighed = scorer.weighTerms(
+      scoredTerms,
+      eligible.documentCount,
+      eligible.groups,
+      eligible.extraContradictions,
+      weights,
+    );
+    if (clock.phases !== undefined) clock.scoreMs += clock.now() - feedbackStarted;
+  }
 
   const walk = new PacketWalk(columns, scorer, resolved, kindRank, eligible, weighed, norms, clock);
   walk.run();
@@ -122,7 +140,8 @@ export function assembleFromIndex(
   const nearStarted = clock.phases === undefined ? 0 : clock.now();
   const near = nearMisses.find({
     requested: resolved.kinds,
-    terms,
+    terms: scoredTerms,
+    weights,
     full: fit.full,
     taken: new Set(fit.selected.map(({ item }) => item)),
     rankedContradictions: walk.rankedContradictions,
@@ -162,6 +181,43 @@ export function assembleFromIndex(
     clock.phases.fillMs = total - (clock.scoreMs - walk.firstScoreMs) - clock.sortMs;
   }
   return assembled;
+}
+
+/**
+ * The task's terms with their feedback (feedback.ts): every eligible slot scored for the task's terms alone, the
+ * best kept, the scratch cleared (the contradictions' marks put back), and the kept slots' terms counted.
+ */
+function feedbackQuery(
+  columns: PoolColumns,
+  scorer: Scorer,
+  eligible: Eligible,
+  weighed: WeighedTerms,
+  norms: Float64Array,
+  terms: readonly string[],
+): WeightedQuery {
+  const { touched, scores, marks, lengths, groups, postings } = columns;
+  let count = 0;
+  for (let group = 0; group < GROUP_COUNT; group += 1) {
+    if (eligible.groups[group] === 1) count = scorer.scoreGroup(group, weighed, norms, count);
+  }
+  const top = new FeedbackTop<number>();
+  for (let i = 0; i < count; i += 1) {
+    const slot = touched[i]!;
+    top.offer(columns.record(slot).id, scores[slot]!, slot);
+  }
+  for (const slot of eligible.extraContradictions) {
+    top.offer(columns.record(slot).id, scorer.scoreSlot(slot, weighed, norms), slot);
+  }
+  scorer.clear(count, []);
+  for (const slot of eligible.contradictions) marks[slot] = MARK_CONTRADICTION;
+  const feedback = top.items.map(({ id, score, of: slot }) => {
+    const tf = new Map<string, number>();
+    postings.forEachTerm(slot, groups[slot]!, (term, frequency) => {
+      tf.set(postings.nameOf(term), frequency);
+    });
+    return { id, score, length: lengths[slot]!, tf };
+  });
+  return expandQuery(terms, feedback);
 }
 
 /** The eligible set: active items of the requested kinds, plus open contradictions of any kind or status. */

@@ -20,6 +20,8 @@ interface WithheldDocument {
 export interface NearMissContext {
   readonly requested: readonly ItemKind[];
   readonly terms: readonly string[];
+  /** Each term's weight (the english profile's feedback), or 1 for every term. */
+  readonly weights: readonly number[] | undefined;
   /** The walk ended at the item limit. */
   readonly full: boolean;
   readonly taken: ReadonlySet<ContextItem>;
@@ -86,11 +88,11 @@ export class IndexNearMisses {
 
     // Everything else is scored as one more document of the eligible set: N + 1 documents, its terms' document
     // frequencies one higher, the average length taken with its own.
-    const { terms, documentCount, totalLength } = context;
+    const { terms, weights, documentCount, totalLength } = context;
     const extraIdfs: number[] = [];
     const extraIds: number[] = [];
     const extraIdfsKnown: number[] = [];
-    for (const term of terms) {
+    for (const [i, term] of terms.entries()) {
       const id = postings.idOf(term);
       let frequency = 0;
       if (id !== undefined) {
@@ -101,7 +103,7 @@ export class IndexNearMisses {
           if (postings.tfOf(slot, id, groups[slot]!) !== 0) frequency += 1;
         }
       }
-      const termIdf = idf(documentCount + 1, frequency + 1);
+      const termIdf = (weights?.[i] ?? 1) * idf(documentCount + 1, frequency + 1);
       extraIdfs.push(termIdf);
       if (id !== undefined) {
         extraIds.push(id);

@@ -24,18 +24,20 @@ export class Scorer {
   /**
    * The query terms some eligible slot holds, in query order, with their ids and idfs. A slot is eligible when its
    * group is marked in `eligibleGroups`, or it is one of `extra` (open contradictions outside those groups, which
-   * the per-group document frequencies do not count).
+   * the per-group document frequencies do not count). `weights` (one per term, 1 when absent) multiply the idfs,
+   * as the plain scorer's do.
    */
   weighTerms(
     terms: readonly string[],
     documentCount: number,
     eligibleGroups: Uint8Array,
     extra: readonly number[],
+    weights?: readonly number[],
   ): WeighedTerms {
     const { postings, groups } = this.columns;
     const ids: number[] = [];
     const idfs: number[] = [];
-    for (const term of terms) {
+    for (const [i, term] of terms.entries()) {
       const id = postings.idOf(term);
       if (id === undefined) continue;
       let frequency = 0;
@@ -45,7 +47,7 @@ export class Scorer {
       for (const slot of extra) if (postings.tfOf(slot, id, groups[slot]!) !== 0) frequency += 1;
       if (frequency === 0) continue;
       ids.push(id);
-      idfs.push(idf(documentCount, frequency));
+      idfs.push((weights?.[i] ?? 1) * idf(documentCount, frequency));
     }
     return { ids, idfs };
   }

@@ -102,6 +102,13 @@ export class Postings {
     return at === 0 ? 0 : this.lists.data[at]!;
   }
 
+  /** The term a live id stands for. */
+  nameOf(id: number): string {
+    const name = this.termNames[id];
+    if (name === undefined) throw new Error(`term id ${id} is free`);
+    return name;
+  }
+
   /** How many term ids there are room for: every id is below it. */
   get idLimit(): number {
     return this.termNames.length;

@@ -158,17 +158,24 @@ describe("large pools", () => {
     }),
   );
 
-  test("a shuffled large pool gives the plain function's bytes, whatever the budget", () => {
-    fc.assert(
-      fc.property(largeScenario, ({ pool, shuffled, request, budgetTokens, contradictionIds, withheld }) => {
-        const full = budgetTokens === undefined ? request : { ...request, budgetTokens };
-        const expected = bytes(assemblePacket(pool, full, { contradictionIds, withheld }));
-        expect(bytes(new PoolIndex(shuffled).assemble(full, { contradictionIds, withheld }))).toBe(expected);
-      }),
-      // Shrinking a pool of hundreds of items takes minutes: report the first counterexample as it is.
-      { numRuns: 60, endOnFailure: true },
-    );
-  });
+  test.each(ANALYSES)(
+    "a shuffled large pool gives the plain function's bytes, whatever the budget (%s)",
+    (analysis) => {
+      fc.assert(
+        fc.property(
+          largeScenario,
+          ({ pool, shuffled, request, budgetTokens, contradictionIds, withheld }) => {
+            const full = budgetTokens === undefined ? request : { ...request, budgetTokens };
+            const expected = bytes(assemblePacket(pool, full, { contradictionIds, withheld, analysis }));
+            const index = new PoolIndex(shuffled, { analysis });
+            expect(bytes(index.assemble(full, { contradictionIds, withheld }))).toBe(expected);
+          },
+        ),
+        // Shrinking a pool of hundreds of items takes minutes: report the first counterexample as it is.
+        { numRuns: 60, endOnFailure: true },
+      );
+    },
+  );
 });
 
 describe("recall over a large pool", () => {
